@@ -1,0 +1,4 @@
+export * from "./messages.js";
+export * from "./codes.js";
+export * from "./ids.js";
+export * from "./errors.js";

@@ -1,0 +1,81 @@
+/**
+ * The contract between a connection and the wire. A transport moves whole JSON-RPC messages; it knows
+ * nothing of MCP methods beyond what its wire needs (HTTP headers, session ids).
+ *
+ * Settling rules the connection relies on:
+ * - `send()` resolves once the transport has done all it will do for that message, and rejects with a
+ *   `TransportError` (or `SessionExpiredError`) when it could not deliver it, or when the stream that
+ *   would carry its response ended for good before the response came. A rejection for a request that
+ *   already got its response is harmless: the connection ignores it.
+ * - `sink.close(error?)` is called exactly once, when the transport is gone: with an error when that was
+ *   unexpected (process exit, socket drop), without one after `close()`.
+ * - Malformed input is reported through `sink.error` and never stops the stream.
+ */
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { McpError } from "../jsonrpc/errors.js";
+
+export type TransportKind = "stdio" | "streamable-http" | "sse" | "websocket" | "memory";
+
+export interface TransportSink {
+  /** A decoded message from the server. */
+  message(message: JsonRpcMessage): void;
+  /** Something recoverable went wrong (garbage frame, unexpected body, a stream dropped and resumed). */
+  error(error: Error): void;
+  /** The transport is gone. `error` is set when the close was not asked for. */
+  close(error?: McpError): void;
+  /** stdio: text the server wrote to stderr. */
+  stderr?(text: string): void;
+  /** HTTP: the server forgot the session; the connection must initialize again. */
+  sessionExpired?(error: McpError): void;
+}
+
+export interface SendOptions {
+  /** Extra HTTP headers for this message (2026 era: Mcp-Method, Mcp-Name, Mcp-Param-*). Ignored off HTTP. */
+  headers?: Record<string, string>;
+  /**
+   * HTTP: whether a broken response stream may be resumed with Last-Event-ID (2025 era). The 2026 era
+   * has no resumability: a broken stream fails the request.
+   */
+  resumable?: boolean;
+  /** Aborts this message's exchange (HTTP: the POST and its response stream). */
+  signal?: AbortSignal;
+}
+
+export interface Transport {
+  readonly kind: TransportKind;
+  /** Opens the channel; messages flow to `sink` from now on. Rejects with a `TransportError`. */
+  start(sink: TransportSink): Promise<void>;
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /** Closes the channel and releases everything it holds. Idempotent. */
+  close(): Promise<void>;
+
+  /** HTTP: sent as MCP-Protocol-Version on every request after negotiation. */
+  setProtocolVersion?(version: string): void;
+  /** HTTP: the current Mcp-Session-Id, if any. */
+  readonly sessionId?: string | undefined;
+  /** HTTP: forget the session id (after expiry), so the next initialize starts a new one. */
+  resetSession?(): void;
+  /**
+   * Whether cancelling a request is done by aborting its exchange (`SendOptions.signal`) instead of
+   * sending `notifications/cancelled`. True for 2026-era HTTP.
+   */
+  cancelsByAbort?(): boolean;
+  /**
+   * HTTP: open the standalone GET stream for server-initiated messages (2025 era). Resolves false when
+   * the server has none (405).
+   */
+  openServerStream?(): Promise<boolean>;
+  /**
+   * stdio: stop the process and start a fresh one (used when a legacy server exits on an era probe).
+   */
+  restart?(): Promise<void>;
+  /** stdio: the child's pid while it runs. */
+  readonly pid?: number | undefined;
+  /** A stable key for "the same server" (stdio command line, HTTP origin+path): the era cache uses it. */
+  readonly identity?: string;
+}
+
+/** Helper for transports: the ids of a message that expects a response. */
+export function requestIdOf(message: JsonRpcMessage): JsonRpcId | undefined {
+  return "method" in message && "id" in message ? message.id : undefined;
+}
