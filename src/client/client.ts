@@ -1,0 +1,196 @@
+/**
+ * McpClient: the typed MCP API over one connection. Thin by design: each method is a request with the
+ * right params; the connection does the work, the era dialect the wire details.
+ */
+import type { Connection } from "../connection/connection.js";
+import type { Params, Result } from "../connection/eras/dialect.js";
+import type { ConnectionEvents } from "../connection/events.js";
+import type { ConnectionState } from "../connection/machine.js";
+import type { RequestOptions } from "../connection/request-options.js";
+import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
+import { missingCapability } from "./capabilities.js";
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  Prompt,
+  PromptReference,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ResourceTemplateReference,
+  Root,
+  ServerCapabilities,
+  Tool,
+} from "./types.js";
+
+export interface CallToolOptions extends RequestOptions {
+  /** Throw `ToolError` when the tool answers `isError: true` (default: return the result). */
+  throwOnError?: boolean;
+}
+
+/** How many pages a list call follows before it assumes the server loops. */
+const MAX_PAGES = 10_000;
+
+export type ClientEventName = keyof ConnectionEvents;
+
+export class McpClient {
+  private rootsList: Root[] | undefined;
+
+  constructor(
+    /** The connection underneath: its state machine, request table and transport. */
+    readonly connection: Connection,
+    private readonly enforceCapabilities: boolean = true,
+    roots?: Root[],
+  ) {
+    this.rootsList = roots;
+  }
+
+  // ---- facts ----------------------------------------------------------------------------------------
+  get state(): ConnectionState {
+    return this.connection.state;
+  }
+  get serverInfo(): Implementation | undefined {
+    return this.connection.negotiated?.serverInfo as Implementation | undefined;
+  }
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.connection.negotiated?.serverCapabilities as ServerCapabilities | undefined;
+  }
+  get protocolVersion(): string | undefined {
+    return this.connection.negotiated?.protocolVersion;
+  }
+  get instructions(): string | undefined {
+    return this.connection.negotiated?.instructions;
+  }
+  /** `"legacy"` (2025 session era) or `"modern"` (2026-07-28 stateless era), once negotiated. */
+  get era(): "legacy" | "modern" | undefined {
+    return this.connection.dialectEra;
+  }
+
+  // ---- generic --------------------------------------------------------------------------------------
+  /** Any request. Capability checks apply to the methods the spec ties to a capability. */
+  request<T = Result>(method: string, params?: Params, options?: RequestOptions): Promise<T> {
+    if (this.enforceCapabilities && this.connection.state === "ready") {
+      const missing = missingCapability(method, this.connection.negotiated?.serverCapabilities);
+      if (missing) return Promise.reject(missing);
+    }
+    return this.connection.request(method, params, options) as Promise<T>;
+  }
+
+  notify(method: string, params?: Params): Promise<void> {
+    return this.connection.notify(method, params);
+  }
+
+  // ---- tools ----------------------------------------------------------------------------------------
+  listTools(options?: RequestOptions): Promise<Tool[]> {
+    return this.collect<Tool>("tools/list", "tools", options);
+  }
+
+  async callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
+    const params: Params = args === undefined ? { name } : { name, arguments: args };
+    const result = await this.request<CallToolResult>("tools/call", params, options);
+    if (options?.throwOnError && result.isError === true) {
+      throw new ToolError(`Tool ${name} reported an error: ${firstText(result) ?? "(no text)"}`, name, result);
+    }
+    return result;
+  }
+
+  // ---- resources --------------------------------------------------------------------------------------
+  listResources(options?: RequestOptions): Promise<Resource[]> {
+    return this.collect<Resource>("resources/list", "resources", options);
+  }
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+    return this.collect<ResourceTemplate>("resources/templates/list", "resourceTemplates", options);
+  }
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.request<ReadResourceResult>("resources/read", { uri }, options);
+  }
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.request("resources/subscribe", { uri }, options);
+  }
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.request("resources/unsubscribe", { uri }, options);
+  }
+
+  // ---- prompts ----------------------------------------------------------------------------------------
+  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return this.collect<Prompt>("prompts/list", "prompts", options);
+  }
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.request<GetPromptResult>("prompts/get", args === undefined ? { name } : { name, arguments: args }, options);
+  }
+
+  // ---- the rest -----------------------------------------------------------------------------------------
+  complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: RequestOptions,
+  ): Promise<CompleteResult> {
+    const params: Params = context === undefined ? { ref, argument } : { ref, argument, context };
+    return this.request<CompleteResult>("completion/complete", params, options);
+  }
+  async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
+    await this.request("logging/setLevel", { level }, options);
+  }
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.request("ping", undefined, options);
+  }
+
+  // ---- roots (what the client offers the server) ------------------------------------------------------
+  /** The static roots list given to `connect()` or set here. */
+  get roots(): Root[] | undefined {
+    return this.rootsList;
+  }
+  /** Replaces the roots list and tells the server it changed. */
+  async setRoots(roots: Root[]): Promise<void> {
+    this.rootsList = roots;
+    if (this.connection.state === "ready" && this.era === "legacy") {
+      await this.notify("notifications/roots/list_changed");
+    }
+  }
+
+  // ---- events & lifecycle ------------------------------------------------------------------------------
+  on<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
+    this.connection.on(event, listener as never);
+    return this;
+  }
+  once<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
+    this.connection.once(event, listener as never);
+    return this;
+  }
+  off<E extends ClientEventName>(event: E, listener?: (...args: ConnectionEvents[E]) => void): this {
+    this.connection.off(event, listener as never);
+    return this;
+  }
+
+  /** Closes the connection. Idempotent; every pending request settles. */
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+
+  /** Follows `nextCursor` and returns every item of every page. */
+  private async collect<T>(method: string, key: string, options?: RequestOptions): Promise<T[]> {
+    const items: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request<Result>(method, cursor === undefined ? undefined : { cursor }, options);
+      const list = result[key];
+      if (Array.isArray(list)) for (const item of list) items.push(item as T);
+      const next = result.nextCursor;
+      if (typeof next !== "string" || next === "") return items;
+      if (seen.has(next)) throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, -32603);
+      seen.add(next);
+      cursor = next;
+    }
+    throw new ProtocolError(`${method}: more than ${MAX_PAGES} pages; stopping`, -32603);
+  }
+}
+
+function firstText(result: CallToolResult): string | undefined {
+  for (const block of result.content ?? []) if (block.type === "text") return block.text;
+  return undefined;
+}

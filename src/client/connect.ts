@@ -1,0 +1,37 @@
+/**
+ * `connect(target, options)`: a transport from the target, a connection over it, negotiation, and an
+ * McpClient once the connection is ready.
+ */
+import { Connection } from "../connection/connection.js";
+import { createTransport, type Target } from "../transports/create.js";
+import { McpClient } from "./client.js";
+import type { ClientOptions } from "./options.js";
+import { buildServerRequestHandler, declaredCapabilities } from "./server-requests.js";
+
+export async function connect(target: Target, options: ClientOptions = {}): Promise<McpClient> {
+  const client = createClient(target, options);
+  try {
+    await client.connection.start();
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+  return client;
+}
+
+/** Builds the client without connecting (`client.connection.start()` connects). Supervisors use this. */
+export function createClient(target: Target, options: ClientOptions = {}): McpClient {
+  const transport = createTransport(target);
+  let client: McpClient | undefined;
+  const connection = new Connection(transport, {
+    clientInfo: options.clientInfo as never,
+    capabilities: declaredCapabilities(options),
+    requestTimeoutMs: options.requestTimeoutMs,
+    protocol: options.protocol,
+    prior: options.prior,
+    maxQueuedRequests: options.maxQueuedRequests,
+    handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
+  });
+  client = new McpClient(connection, options.enforceCapabilities ?? true, options.roots);
+  return client;
+}

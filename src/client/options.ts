@@ -1,0 +1,47 @@
+import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  Root,
+} from "./types.js";
+
+/** Options of `connect()`. */
+export interface ClientOptions {
+  /** Who this client is, sent to the server. Default `{ name: "mcp-switchboard", version }`. */
+  clientInfo?: Implementation;
+  /** Extra capabilities to declare; those of the handlers below are added automatically. */
+  capabilities?: ClientCapabilities;
+  /** Default deadline per request, ms (default 60000). */
+  requestTimeoutMs?: number;
+  /** `"auto"` (default): speak what the server speaks; `"legacy"`: the 2025 era; or a pinned version. */
+  protocol?: ProtocolMode;
+  /** An era verdict from an earlier connection to the same server, to skip the probe. */
+  prior?: PriorVerdict;
+  /** Answers `sampling/createMessage`. Declares the `sampling` capability. */
+  onSampling?: (params: CreateMessageRequestParams, context: HandlerContext) => Promise<CreateMessageResult> | CreateMessageResult;
+  /** Answers `elicitation/create`. Declares the `elicitation` capability (form and URL modes). */
+  onElicitation?: (params: ElicitRequestParams, context: HandlerContext) => Promise<ElicitResult> | ElicitResult;
+  /** Answers `roots/list`. Declares the `roots` capability. */
+  onRoots?: (context: HandlerContext) => Promise<Root[] | { roots: Root[] }> | Root[] | { roots: Root[] };
+  /** A static roots list, in place of `onRoots`. Change it later with `client.setRoots()`. */
+  roots?: Root[];
+  /**
+   * Calling a method the server did not declare a capability for fails at once with
+   * `MethodNotSupportedError`, without a round trip. Set false to send it anyway.
+   */
+  enforceCapabilities?: boolean;
+  /** Requests made before the connection is ready wait in a queue of at most this many (default 10000). */
+  maxQueuedRequests?: number;
+}
+
+/** Given to every handler of a server-to-client request. */
+export interface HandlerContext {
+  /** Aborted when the server cancels its request or the connection closes. */
+  signal: AbortSignal;
+  /** The method the server called. */
+  method: string;
+}

@@ -1,0 +1,45 @@
+/**
+ * Turns the handlers given to `connect()` into the one function the connection calls for every
+ * server-to-client request, and derives the capabilities the client declares: exactly those it has a
+ * handler for. The same function serves the 2026 era, where these requests arrive inside results.
+ */
+import { ProtocolError } from "../jsonrpc/errors.js";
+import type { Params, Result, ServerRequestHandler } from "../connection/eras/dialect.js";
+import type { ClientOptions } from "./options.js";
+import type { Root } from "./types.js";
+
+export interface RootsSource {
+  current(): Root[] | undefined;
+}
+
+export function buildServerRequestHandler(options: ClientOptions, roots: RootsSource): ServerRequestHandler {
+  return async (method: string, params: Params, signal: AbortSignal): Promise<Result> => {
+    const context = { signal, method };
+    switch (method) {
+      case "sampling/createMessage":
+        if (options.onSampling) return (await options.onSampling(params as never, context)) as unknown as Result;
+        break;
+      case "elicitation/create":
+        if (options.onElicitation) return (await options.onElicitation(params as never, context)) as unknown as Result;
+        break;
+      case "roots/list": {
+        if (options.onRoots) {
+          const answer = await options.onRoots(context);
+          return Array.isArray(answer) ? { roots: answer } : (answer as unknown as Result);
+        }
+        const list = roots.current();
+        if (list) return { roots: list };
+        break;
+      }
+    }
+    throw new ProtocolError(`Method not found: this client has no handler for ${method}`, -32601);
+  };
+}
+
+export function declaredCapabilities(options: ClientOptions): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = { ...(options.capabilities ?? {}) };
+  if (options.onSampling) capabilities.sampling ??= {};
+  if (options.onElicitation) capabilities.elicitation ??= { form: {}, url: {} };
+  if (options.onRoots || options.roots) capabilities.roots ??= { listChanged: true };
+  return capabilities;
+}

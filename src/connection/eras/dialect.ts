@@ -1,0 +1,87 @@
+/**
+ * The seam between protocol eras. Everything era-specific on the wire lives behind `Dialect` and
+ * `Negotiator`, so the client API, the supervisor and the adapters never branch on the era.
+ */
+import type { JsonRpcId } from "../../jsonrpc/messages.js";
+import type { SendOptions, Transport } from "../../transports/transport.js";
+import type { PendingRequest } from "../request-table.js";
+import type { RequestOptions } from "../request-options.js";
+
+export type Era = "legacy" | "modern";
+export type Params = Record<string, unknown>;
+export type Result = Record<string, unknown>;
+
+/** Answers what the server asks of the client (sampling, elicitation, roots). Throws to refuse. */
+export type ServerRequestHandler = (method: string, params: Params, signal: AbortSignal) => Promise<Result>;
+
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  [key: string]: unknown;
+}
+
+/** What a dialect may use of its connection. */
+export interface Wire {
+  readonly transport: Transport;
+  readonly clientInfo: Implementation;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly requestTimeoutMs: number;
+  /**
+   * One request/response exchange: a fresh id, a RequestTable entry, a send. Usable while the
+   * connection negotiates. A progress token is added to `params._meta` when options ask for progress.
+   */
+  roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result>;
+  /** Sends a notification (fire and forget; a failed send rejects). */
+  sendNotification(method: string, params?: Params, send?: SendOptions): Promise<void>;
+  /** The client's handlers for server-to-client requests (the same in both eras). */
+  readonly handleServerRequest: ServerRequestHandler;
+  /** Reports a recoverable problem as an `error` event. */
+  warn(error: Error): void;
+}
+
+export interface Dialect {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  /** Inbound JSON-RPC requests are answered in the 2025 era and dropped (reported) in the 2026 era. */
+  readonly acceptsServerRequests: boolean;
+  /** A request under this era's rules (envelope, headers, multi-round trips). */
+  request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result>;
+  notify(wire: Wire, method: string, params?: Params): Promise<void>;
+  /** Whether the era has this client-to-server method at all. */
+  hasMethod(method: string): boolean;
+  /** Tells the server a sent request is no longer wanted (timeout or caller abort). */
+  cancel(wire: Wire, entry: PendingRequest, reason: string): void;
+  /** Called when the connection closes, to release era state (listen streams, caches). */
+  dispose?(): void;
+}
+
+/** The server facts negotiation establishes. */
+export interface Negotiated {
+  dialect: Dialect;
+  protocolVersion: string;
+  serverCapabilities: Record<string, unknown>;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+  /** 2026 era: the full `server/discover` result. */
+  discover?: Result;
+}
+
+export type ProtocolMode = "auto" | "legacy" | (string & {});
+
+export interface NegotiationContext {
+  wire: Wire;
+  mode: ProtocolMode;
+  /** A verdict from an earlier connection to the same server, to skip probing. */
+  prior?: PriorVerdict;
+}
+
+export type PriorVerdict = { kind: "legacy" } | { kind: "modern"; discover: Result };
+
+export type Negotiator = (context: NegotiationContext) => Promise<Negotiated>;
+
+export function notificationCancelled(wire: Wire, id: JsonRpcId, reason: string): void {
+  wire.sendNotification("notifications/cancelled", { requestId: id, reason }).catch(() => {
+    // The connection may be going away; cancellation is best effort.
+  });
+}

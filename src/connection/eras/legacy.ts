@@ -1,0 +1,92 @@
+/**
+ * The session era (2024-11-05 .. 2025-11-25): an `initialize` handshake fixes the version and the
+ * capabilities for the life of the connection, requests go out as they are, and the server may send
+ * requests of its own.
+ */
+import { MethodNotSupportedError, ProtocolError } from "../../jsonrpc/errors.js";
+import type { RequestOptions } from "../request-options.js";
+import type { PendingRequest } from "../request-table.js";
+import {
+  notificationCancelled,
+  type Dialect,
+  type Implementation,
+  type Negotiated,
+  type Params,
+  type Result,
+  type Wire,
+} from "./dialect.js";
+
+/** Newest first: the first is what the client offers. */
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
+export const LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0];
+
+/** Methods that do not exist in the session era. */
+const MODERN_ONLY = new Set(["server/discover", "subscriptions/listen"]);
+
+export class LegacyDialect implements Dialect {
+  readonly era = "legacy" as const;
+  readonly acceptsServerRequests = true;
+  constructor(readonly protocolVersion: string) {}
+
+  request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
+    return wire.roundTrip(method, params, options);
+  }
+
+  notify(wire: Wire, method: string, params?: Params): Promise<void> {
+    return wire.sendNotification(method, params);
+  }
+
+  hasMethod(method: string): boolean {
+    return !MODERN_ONLY.has(method);
+  }
+
+  cancel(wire: Wire, entry: PendingRequest, reason: string): void {
+    // `initialize` must never be cancelled (spec); the connection fails instead.
+    if (entry.method === "initialize") return;
+    notificationCancelled(wire, entry.id, reason);
+  }
+}
+
+export interface LegacyHandshakeOptions {
+  /** The version to offer; default the newest. */
+  offer?: string;
+  timeoutMs?: number;
+}
+
+/** Runs `initialize` + `notifications/initialized` and returns the server's facts. */
+export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptions = {}): Promise<Negotiated> {
+  const offer = options.offer ?? LATEST_LEGACY_VERSION;
+  const result = await wire.roundTrip(
+    "initialize",
+    { protocolVersion: offer, capabilities: wire.clientCapabilities, clientInfo: wire.clientInfo },
+    { timeoutMs: options.timeoutMs ?? wire.requestTimeoutMs },
+  );
+  const version = result.protocolVersion;
+  if (typeof version !== "string" || !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+    throw new ProtocolError(
+      `Server answered initialize with protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_PROTOCOL_VERSIONS.join(", ")} (offered ${offer})`,
+      -32602,
+      { supported: [...LEGACY_PROTOCOL_VERSIONS], received: version },
+    );
+  }
+  wire.transport.setProtocolVersion?.(version);
+  await wire.sendNotification("notifications/initialized");
+  return {
+    dialect: new LegacyDialect(version),
+    protocolVersion: version,
+    serverCapabilities: isObject(result.capabilities) ? result.capabilities : {},
+    serverInfo: isObject(result.serverInfo) ? (result.serverInfo as Implementation) : undefined,
+    instructions: typeof result.instructions === "string" ? result.instructions : undefined,
+  };
+}
+
+export function notInEra(method: string, era: string, version: string): MethodNotSupportedError {
+  return new MethodNotSupportedError(
+    `${method} does not exist in protocol ${version} (${era} era); the connection negotiated that version with the server`,
+    { method, protocolVersion: version },
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

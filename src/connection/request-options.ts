@@ -1,0 +1,24 @@
+/** What a caller may say about one request. */
+export interface ProgressInfo {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Deadline for a response, in ms. Default: the connection's `requestTimeoutMs` (60000). */
+  timeoutMs?: number;
+  /** Aborting it cancels the request: the promise rejects with `RequestCancelledError`. */
+  signal?: AbortSignal;
+  /** Called for each progress notification of this request. Asking for it sends a progress token. */
+  onProgress?: (progress: ProgressInfo) => void;
+  /** Each progress notification restarts the `timeoutMs` clock (bounded by `maxTotalTimeoutMs`). */
+  resetTimeoutOnProgress?: boolean;
+  /** A hard limit on the whole request, however much progress arrives. */
+  maxTotalTimeoutMs?: number;
+  /**
+   * Before the connection is ready, requests wait for it (bounded). With `waitForReady: false` they
+   * fail at once instead.
+   */
+  waitForReady?: boolean;
+}

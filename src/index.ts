@@ -1,0 +1,40 @@
+/** mcp-switchboard: the public entry. Names here are a promise to users (see API.md). */
+export { connect, createClient } from "./client/connect.js";
+export { McpClient, type CallToolOptions, type ClientEventName } from "./client/client.js";
+export type { ClientOptions, HandlerContext } from "./client/options.js";
+export type * from "./client/types.js";
+
+export { Connection, type ConnectionOptions, DEFAULT_REQUEST_TIMEOUT_MS } from "./connection/connection.js";
+export type { ConnectionState } from "./connection/machine.js";
+export type { ConnectionEvents, LogParams, ProgressParams, NotificationEvent } from "./connection/events.js";
+export type { RequestOptions, ProgressInfo } from "./connection/request-options.js";
+export type { PriorVerdict, ProtocolMode, Era } from "./connection/eras/dialect.js";
+export { LEGACY_PROTOCOL_VERSIONS } from "./connection/eras/legacy.js";
+
+export {
+  McpError,
+  TransportError,
+  ConnectionClosedError,
+  SessionExpiredError,
+  RequestTimeoutError,
+  RequestCancelledError,
+  ProtocolError,
+  MethodNotSupportedError,
+  ToolError,
+  OverloadError,
+  ConfigError,
+} from "./jsonrpc/errors.js";
+export { ErrorCode } from "./jsonrpc/codes.js";
+export type {
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  JsonRpcErrorResponse,
+  JsonRpcResultResponse,
+} from "./jsonrpc/messages.js";
+
+export type { Transport, TransportSink, SendOptions, TransportKind } from "./transports/transport.js";
+export { memoryPair, MemoryTransport } from "./transports/memory.js";
+export type { Target } from "./transports/create.js";
