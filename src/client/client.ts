@@ -88,13 +88,15 @@ export class McpClient {
     return this.collect<Tool>("tools/list", "tools", options);
   }
 
-  async callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
+  /**
+   * Calls a tool. A result with `isError: true` is returned as it is, unless `throwOnError` asks for a
+   * `ToolError`. Not `async` on purpose: a suspended async frame would keep the arguments alive for as
+   * long as the call is pending (it is the bulk of a pending call's memory).
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = await this.request<CallToolResult>("tools/call", params, options);
-    if (options?.throwOnError && result.isError === true) {
-      throw new ToolError(`Tool ${name} reported an error: ${firstText(result) ?? "(no text)"}`, name, result);
-    }
-    return result;
+    const pending = this.request<CallToolResult>("tools/call", params, options);
+    return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
 
   // ---- resources --------------------------------------------------------------------------------------
@@ -188,6 +190,11 @@ export class McpClient {
     }
     throw new ProtocolError(`${method}: more than ${MAX_PAGES} pages; stopping`, -32603);
   }
+}
+
+function throwIfToolError(name: string, result: CallToolResult): CallToolResult {
+  if (result.isError === true) throw new ToolError(`Tool ${name} reported an error: ${firstText(result) ?? "(no text)"}`, name, result);
+  return result;
 }
 
 function firstText(result: CallToolResult): string | undefined {

@@ -1,0 +1,60 @@
+/**
+ * Memory per pending request: 100,000 requests in flight against a server that never answers, then all
+ * cancelled. Reports heap growth per request and whether the heap returns to its baseline.
+ * Run with --expose-gc (npm run bench does).
+ */
+import { Connection } from "../src/connection/connection.js";
+import { McpClient } from "../src/client/client.js";
+import { memoryPair } from "../src/transports/memory.js";
+import { table } from "./lib/stats.js";
+
+const COUNT = Number(process.env.PENDING_COUNT ?? 100_000);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("Run with node --expose-gc");
+
+async function settle(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc!();
+    await new Promise((r) => setImmediate(r));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+// A server that completes the handshake and then swallows every request.
+const [clientSide, serverSide] = memoryPair();
+await serverSide.start({
+  message: (m) => {
+    if ("method" in m && "id" in m && m.method === "initialize") {
+      void serverSide.send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "black-hole", version: "1" } } });
+    }
+  },
+  error: () => {},
+  close: () => {},
+});
+const connection = new Connection(clientSide, { protocol: "legacy" });
+await connection.start();
+const client = new McpClient(connection);
+
+const baseline = await settle();
+const controller = new AbortController();
+const pending: Promise<unknown>[] = new Array(COUNT);
+for (let i = 0; i < COUNT; i++) pending[i] = client.callTool("echo", { text: "x" }, { signal: controller.signal }).catch(() => undefined);
+await new Promise((r) => setImmediate(r)); // let the sends cross the memory pair
+const loaded = await settle();
+controller.abort("benchmark over");
+await Promise.all(pending);
+pending.length = 0;
+const after = await settle();
+const stats = connection.stats();
+await client.close();
+
+const perRequest = (loaded - baseline) / COUNT;
+console.log(`\n## Memory per pending request (${COUNT.toLocaleString("en-US")} in flight, memory pair)\n`);
+console.log(
+  table(
+    ["heap before", "heap with all pending", "bytes per pending request", "heap after cancelling all", "back to baseline"],
+    [[`${(baseline / 1048576).toFixed(1)} MiB`, `${(loaded / 1048576).toFixed(1)} MiB`, Math.round(perRequest), `${(after / 1048576).toFixed(1)} MiB`, after - baseline < 2 * 1048576 ? "yes" : `no (+${((after - baseline) / 1048576).toFixed(1)} MiB)`]],
+  ),
+);
+console.log(`\npending after cancel: ${stats.pending}, timer armed: ${stats.timerArmed}`);
+console.log(JSON.stringify({ bench: "pending-memory", bytesPerRequest: Math.round(perRequest), backToBaseline: after - baseline < 2 * 1048576 }));
