@@ -1,0 +1,297 @@
+/**
+ * Loading a Switchboard configuration: the `mcpServers` JSON format plus our extensions, validated
+ * with precise errors, `${VAR}` substituted, defaults filled in.
+ *
+ * Format (every field but one of command/url optional):
+ *
+ * ```jsonc
+ * {
+ *   "separator": "__",                      // between server and tool in qualified names
+ *   "mcpServers": {                         // or "servers" (VS Code) or "services" (legacy); only one
+ *     "github": {
+ *       "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+ *       "env": { "GITHUB_TOKEN": "${GITHUB_TOKEN}" },
+ *       "cwd": "./work",                    // relative to the config file's directory
+ *       "type": "stdio",                    // optional on stdio entries
+ *       "disabled": false,
+ *       "fallbacks": ["github-mirror"],     // other servers' names, tried in order; not transitive
+ *       "restart": { "maxRestarts": 5, "withinMs": 60000, "cooldownMs": 300000,
+ *                    "backoff": { "initialMs": 100, "maxMs": 30000, "factor": 2, "jitter": 0.2 } },
+ *       "requestTimeoutMs": 60000,
+ *       "maxConcurrency": 8, "maxQueue": 1000,
+ *       "circuit": { "failureThreshold": 5, "cooldownMs": 10000 },
+ *       "tools": { "only": ["search_*", "get_issue"], "except": ["search_code"],
+ *                  "descriptions": { "get_issue": "Read one GitHub issue." } }
+ *     },
+ *     "docs": { "url": "https://example.com/mcp", "type": "streamable-http",   // or "http", "sse", "websocket"
+ *               "headers": { "Authorization": "Bearer ${DOCS_TOKEN:-anonymous}" } }
+ *   }
+ * }
+ * ```
+ *
+ * - Substitution (`${VAR}`, `${VAR:-default}`, `$${` for a literal `${`; see config-substitute.ts)
+ *   applies to command, args, env values, cwd, url and header values, and nowhere else. A disabled
+ *   server's values are kept as written, so it needs none of its variables set.
+ * - Tool filters live only under `tools`; `only` / `except` / `descriptions` on the entry itself are
+ *   rejected with a pointer there, so there is one way to write them. `only` and `except` take tool
+ *   names (the server's own, unqualified) where `*` matches any run of characters; `except` applies
+ *   after `only`. In code, `tools.filter` may add a predicate.
+ * - A remote entry without `type` is `websocket` for ws:// and wss:// URLs, else `streamable-http`.
+ * - Server names must not contain (or run into) the separator, so qualified names split one way only.
+ * - Errors are `ConfigError`s naming the file, the server and the field, and stop at the first one.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { ConfigError } from "../jsonrpc/errors.js";
+import { parseJson } from "./config-json.js";
+import type { Environment } from "./config-substitute.js";
+import {
+  CONFIG_DEFAULTS,
+  SERVER_FIELDS,
+  SERVER_HINTS,
+  SERVER_MAP_KEYS,
+  TOP_LEVEL_FIELDS,
+} from "./config-fields.js";
+import type {
+  ConfigInput,
+  ConnectTarget,
+  RemoteTransportType,
+  RestartPolicy,
+  ServerEntry,
+  SwitchboardConfig,
+} from "./config-types.js";
+import {
+  checkObject,
+  checkValue,
+  closestName,
+  describeValue,
+  fail,
+  isPlainObject,
+  rejectUnknownFields,
+  type CheckContext,
+  type ServerKind,
+} from "./config-validate.js";
+import { serverNameProblem, type ToolFilter } from "./namespacing.js";
+import type { BackoffPolicy } from "../supervisor/backoff.js";
+import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
+
+export { CONFIG_DEFAULTS } from "./config-fields.js";
+
+export interface LoadConfigOptions {
+  /** Where `${VAR}` values come from. Default: `process.env`. */
+  env?: Environment;
+  /** How errors name the source; set by `loadConfig(path)`, useful for objects from elsewhere. */
+  file?: string;
+  /** Directory that relative `cwd`s are resolved against; set by `loadConfig(path)`. */
+  baseDir?: string;
+}
+
+/** Reads and checks a config file, or checks a config object. Rejects with `ConfigError`. */
+export async function loadConfig(source: string | ConfigInput, options: LoadConfigOptions = {}): Promise<SwitchboardConfig> {
+  if (typeof source !== "string") return parseConfig(source, options);
+  let text: string;
+  try {
+    text = await readFile(source, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = code === "ENOENT" ? "file not found" : `cannot read the file (${(error as Error).message})`;
+    throw new ConfigError(message, { file: source, cause: error });
+  }
+  return parseConfigText(text, { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) });
+}
+
+/** Parses JSON text and checks it; errors carry line and column for syntax errors. */
+export function parseConfigText(text: string, options: LoadConfigOptions = {}): SwitchboardConfig {
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const { line, column, message } = parsed.problem;
+    throw new ConfigError(`invalid JSON at line ${line}, column ${column}: ${message}`, { file: options.file });
+  }
+  return parseConfig(parsed.value, options);
+}
+
+/** Checks a config object (as parsed from JSON, or written in code) and normalises it. */
+export function parseConfig(input: unknown, options: LoadConfigOptions = {}): SwitchboardConfig {
+  const env = options.env ?? process.env;
+  const top: CheckContext = { file: options.file, env, substitute: false };
+  if (!isPlainObject(input)) {
+    throw new ConfigError(`expected a JSON object with "mcpServers", found ${describeValue(input)}`, { file: options.file });
+  }
+  rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
+
+  const separator =
+    input.separator === undefined
+      ? CONFIG_DEFAULTS.separator
+      : (checkValue(input.separator, TOP_LEVEL_FIELDS.separator, ["separator"], top) as string);
+
+  const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);
+  if (mapKeys.length === 0) {
+    throw new ConfigError('no servers: expected a "mcpServers" object ({ "mcpServers": { "name": { "command": ... } } })', {
+      file: options.file,
+    });
+  }
+  if (mapKeys.length > 1) {
+    throw new ConfigError(
+      `both ${mapKeys.map((key) => `"${key}"`).join(" and ")} are given; put every server under one of them ("mcpServers" is the usual name)`,
+      { file: options.file },
+    );
+  }
+  const mapKey = mapKeys[0];
+  const map = input[mapKey];
+  if (!isPlainObject(map)) fail(top, [mapKey], `expected an object of servers by name, found ${describeValue(map)}`);
+
+  const names = Object.keys(map);
+  const entries = names.map((name) => parseServer(name, map[name], separator, { ...top, server: name }, options.baseDir));
+  for (const entry of entries) checkFallbacks(entry, names, { ...top, server: entry.name });
+
+  return {
+    // fromEntries, not assignment: a server named "__proto__" must stay a server.
+    servers: Object.fromEntries(entries.map((entry) => [entry.name, entry])),
+    options: { separator },
+    ...(options.file !== undefined ? { file: options.file } : {}),
+  };
+}
+
+/** What `connect()` needs from an entry. */
+export function targetOf(entry: ServerEntry): ConnectTarget {
+  if (entry.type === "stdio") {
+    return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
+  }
+  return { url: entry.url, type: entry.type, headers: entry.headers };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function parseServer(name: string, raw: unknown, separator: string, context: CheckContext, baseDir: string | undefined): ServerEntry {
+  const problem = serverNameProblem(name, separator);
+  if (problem !== undefined) fail(context, [], problem);
+  if (!isPlainObject(raw)) fail(context, [], `expected an object (a server entry), found ${describeValue(raw)}`);
+  // Misspelt fields first: "comand" should be reported as a typo, not as a missing "command".
+  rejectUnknownFields(raw, SERVER_FIELDS, [], context, SERVER_HINTS);
+
+  const disabled = raw.disabled === undefined ? false : (checkValue(raw.disabled, SERVER_FIELDS.disabled, ["disabled"], context) as boolean);
+  const kind = serverKind(raw, context);
+  const fields = checkObject(raw, SERVER_FIELDS, [], { ...context, kind, substitute: !disabled }, SERVER_HINTS);
+
+  const common = {
+    name,
+    disabled,
+    fallbacks: (fields.fallbacks as string[] | undefined) ?? [],
+    restart: restartPolicy(fields.restart as Record<string, unknown> | undefined, context),
+    requestTimeoutMs: (fields.requestTimeoutMs as number | undefined) ?? CONFIG_DEFAULTS.requestTimeoutMs,
+    maxConcurrency: (fields.maxConcurrency as number | undefined) ?? CONFIG_DEFAULTS.maxConcurrency,
+    maxQueue: (fields.maxQueue as number | undefined) ?? CONFIG_DEFAULTS.maxQueue,
+    tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
+    circuit: { ...CONFIG_DEFAULTS.circuit, ...(fields.circuit as Partial<CircuitPolicy> | undefined) },
+  };
+
+  if (kind === "stdio") {
+    const cwd = fields.cwd as string | undefined;
+    return {
+      ...common,
+      type: "stdio",
+      command: fields.command as string,
+      args: (fields.args as string[] | undefined) ?? [],
+      env: (fields.env as Record<string, string> | undefined) ?? {},
+      ...(cwd !== undefined ? { cwd: baseDir !== undefined && !disabled && !isAbsolute(cwd) ? resolve(baseDir, cwd) : cwd } : {}),
+    };
+  }
+  const url = fields.url as string;
+  const headers = (fields.headers as Record<string, string> | undefined) ?? {};
+  const type = remoteType(fields.type as string | undefined, url, !disabled, context);
+  for (const [header, value] of Object.entries(headers)) {
+    // A line break in a header value would let a variable's value inject headers of its own.
+    if (/[\r\n]/.test(value)) fail(context, ["headers", header], "header values cannot contain line breaks");
+  }
+  return { ...common, type, url, headers };
+}
+
+/** stdio or remote, from `command` / `url`, and `type` must agree. */
+function serverKind(raw: Record<string, unknown>, context: CheckContext): ServerKind {
+  const hasCommand = raw.command !== undefined;
+  const hasUrl = raw.url !== undefined;
+  if (hasCommand && hasUrl) fail(context, [], 'has both "command" (stdio) and "url" (remote); keep one');
+  if (!hasCommand && !hasUrl) fail(context, [], 'needs "command" (to run a stdio server) or "url" (to reach a remote one)');
+  const kind: ServerKind = hasCommand ? "stdio" : "remote";
+  const type = raw.type;
+  if (type === undefined) return kind;
+  checkValue(type, SERVER_FIELDS.type, ["type"], context);
+  if (type === "stdio" && kind === "remote") fail(context, ["type"], '"stdio" needs "command", but this server has "url"');
+  if (type !== "stdio" && kind === "stdio") fail(context, ["type"], `"${type}" needs "url", but this server has "command"`);
+  return kind;
+}
+
+const URL_SCHEMES = ["http:", "https:", "ws:", "wss:"];
+
+function remoteType(type: string | undefined, url: string, checkUrl: boolean, context: CheckContext): RemoteTransportType {
+  // A disabled server's url may still hold unsubstituted ${VAR}s; it is checked when it is enabled.
+  let scheme: string | undefined;
+  if (checkUrl) {
+    try {
+      scheme = new URL(url).protocol;
+    } catch {
+      scheme = undefined;
+    }
+    if (scheme === undefined || !URL_SCHEMES.includes(scheme)) {
+      fail(context, ["url"], `expected an absolute http://, https://, ws:// or wss:// URL, found ${describeValue(url)}`);
+    }
+  }
+  const isWs = scheme === "ws:" || scheme === "wss:";
+  if (type === undefined) return isWs ? "websocket" : "streamable-http";
+  const normalised: RemoteTransportType = type === "http" ? "streamable-http" : (type as RemoteTransportType);
+  if (isWs && normalised !== "websocket") {
+    fail(context, ["type"], `"${type}" needs an http:// or https:// URL, but "url" is ${scheme}//; use "websocket" or change the URL`);
+  }
+  return normalised;
+}
+
+function restartPolicy(raw: Record<string, unknown> | undefined, context: CheckContext): RestartPolicy {
+  const defaults = CONFIG_DEFAULTS.restart;
+  const backoff: BackoffPolicy = { ...defaults.backoff, ...(raw?.backoff as Partial<BackoffPolicy> | undefined) };
+  if (backoff.maxMs < backoff.initialMs) {
+    const given = (raw?.backoff as Record<string, unknown> | undefined) ?? {};
+    const initial = given.initialMs !== undefined ? `${backoff.initialMs}` : `${backoff.initialMs}, the default`;
+    const field = given.maxMs !== undefined ? "maxMs" : "initialMs";
+    const message =
+      field === "maxMs"
+        ? `expected at least initialMs (${initial}), found ${backoff.maxMs}`
+        : `expected at most maxMs (${backoff.maxMs}, the default), found ${backoff.initialMs}`;
+    fail(context, ["restart", "backoff", field], message);
+  }
+  const policy: RestartPolicy = {
+    maxRestarts: (raw?.maxRestarts as number | undefined) ?? defaults.maxRestarts,
+    withinMs: (raw?.withinMs as number | undefined) ?? defaults.withinMs,
+    backoff,
+  };
+  if (raw?.cooldownMs !== undefined) policy.cooldownMs = raw.cooldownMs as number;
+  return policy;
+}
+
+function toolFilter(raw: Record<string, unknown> | undefined): ToolFilter {
+  const filter: ToolFilter = {};
+  if (raw?.only !== undefined) filter.only = raw.only as string[];
+  if (raw?.except !== undefined) filter.except = raw.except as string[];
+  if (raw?.descriptions !== undefined) filter.descriptions = raw.descriptions as Record<string, string>;
+  if (raw?.filter !== undefined) filter.filter = raw.filter as ToolFilter["filter"];
+  return filter;
+}
+
+function checkFallbacks(entry: ServerEntry, names: readonly string[], context: CheckContext): void {
+  const seen = new Set<string>();
+  entry.fallbacks.forEach((fallback, index) => {
+    const path = ["fallbacks", index];
+    if (fallback === entry.name) fail(context, path, "a server cannot be its own fallback");
+    if (!names.includes(fallback)) {
+      const close = closestName(fallback, names.filter((name) => name !== entry.name));
+      fail(
+        context,
+        path,
+        close !== undefined
+          ? `no server named "${fallback}"; did you mean "${close}"?`
+          : `no server named "${fallback}" (servers: ${names.join(", ")})`,
+      );
+    }
+    if (seen.has(fallback)) fail(context, path, `"${fallback}" is listed twice`);
+    seen.add(fallback);
+  });
+}
