@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { Connection } from "../../src/connection/connection.js";
 import { McpClient } from "../../src/client/client.js";
@@ -51,6 +52,7 @@ describe("Connection (2025 era over a memory pair)", () => {
     const server = new ScriptedServer();
     const { connection, client } = await open(server);
     const controller = new AbortController();
+    EventEmitter.setMaxListeners(0, controller.signal);
     const calls = Array.from({ length: 10_000 }, (_, i) =>
       client.callTool("echo", { text: `n${i}` }, { signal: controller.signal, onProgress: () => {} }),
     );
@@ -60,8 +62,7 @@ describe("Connection (2025 era over a memory pair)", () => {
     results.forEach((result, i) => expect(result.content[0]).toEqual({ type: "text", text: `n${i}` }));
     expect(connection.stats()).toEqual({ pending: 0, timerArmed: false, waiting: 0, inbound: 0 });
     // Every abort listener was removed when its request settled.
-    const { getEventListeners } = await import("node:events");
-    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(controller.signal, "abort")).toHaveLength(0);
     await client.close();
   });
 

@@ -1,0 +1,93 @@
+/**
+ * Sends one call to the first server that can take it: the primary, then its fallbacks in order.
+ * A server whose circuit is open is skipped; one that is restarting is waited for (up to the call's
+ * timeout) when it is the last candidate or the policy says wait; a failure moves the call on only when
+ * `fallbackVerdict` says that is safe (never for tool or protocol errors, and for work that may already
+ * have run only when the call is idempotent).
+ */
+import type { McpClient } from "../client/client.js";
+import { McpError, TransportError } from "../jsonrpc/errors.js";
+import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
+import { fallbackVerdict, routeOrder } from "../supervisor/routing.js";
+import type { ServerRuntime } from "./server-runtime.js";
+
+export type WhileRestarting = "wait" | "fallback";
+
+export interface RouteOptions {
+  /** The qualified name, for events and messages. */
+  name: string;
+  idempotent: boolean;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  whileRestarting: WhileRestarting;
+  /** Servers tried, in order (filled in). */
+  attempts: string[];
+  onFallback(from: string, to: string, reason: string, error: Error): void;
+}
+
+export async function route<T>(
+  primary: ServerRuntime,
+  lookup: (name: string) => ServerRuntime | undefined,
+  call: (client: McpClient, server: ServerRuntime) => Promise<T>,
+  options: RouteOptions,
+): Promise<T> {
+  const order = routeOrder(primary.name, primary.entry.fallbacks)
+    .map(lookup)
+    .filter((runtime): runtime is ServerRuntime => runtime !== undefined && runtime.state !== "disabled");
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError: Error | undefined;
+  for (let i = 0; i < order.length; i++) {
+    const server = order[i];
+    const next = order[i + 1];
+    const moveOn = (reason: string, error: Error) => {
+      lastError = error;
+      if (next) options.onFallback(server.name, next.name, reason, error);
+    };
+    const ready = server.state === "up" && server.client !== undefined;
+    const wait = !ready && (next === undefined || options.whileRestarting === "wait");
+    if (!ready && !wait) {
+      // Skipped without trying: says nothing about the server's health, so the breaker is not told.
+      moveOn(`server ${server.state}`, server.unavailable());
+      continue;
+    }
+    if (!server.breaker.allow()) {
+      moveOn("circuit open", new CircuitOpenError(server.name, server.breaker.retryAfterMs()));
+      continue;
+    }
+    let client: McpClient;
+    if (ready) {
+      client = server.client!;
+    } else {
+      try {
+        client = await server.whenUp(Math.max(0, deadline - Date.now()), options.signal);
+      } catch (error) {
+        server.breaker.onFailure(error);
+        moveOn(`server ${server.state}`, asError(error));
+        continue;
+      }
+    }
+    options.attempts.push(server.name);
+    try {
+      const result = await server.limiter.run(() => call(client, server), { signal: options.signal });
+      server.breaker.onSuccess();
+      return result;
+    } catch (error) {
+      server.breaker.onFailure(error);
+      const verdict = fallbackVerdict(error, { idempotent: options.idempotent });
+      if (!verdict.move || next === undefined) throw withServer(error, server.name);
+      moveOn(verdict.reason, asError(error));
+    }
+  }
+  throw lastError
+    ? withServer(lastError, order[order.length - 1]?.name ?? primary.name)
+    : new TransportError(`No server can take ${options.name}: "${primary.name}" and its fallbacks are disabled or unknown`, { delivered: false, server: primary.name });
+}
+
+function withServer(error: unknown, server: string): Error {
+  if (error instanceof McpError && error.server === undefined) error.server = server;
+  return asError(error);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
