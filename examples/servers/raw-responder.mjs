@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// A minimal MCP responder over stdio, hand-written with no SDK, as fast as Node allows: it reads lines
+// and answers initialize, tools/list, tools/call (echo) and ping, batching its writes per input chunk.
+// Benchmarks use it so that the client, not the server, is the bottleneck.
+const VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+const TOOLS = [{ name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }];
+let buffered = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  const text = buffered + chunk;
+  let out = "";
+  let start = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+    const line = text.slice(start, nl);
+    start = nl + 1;
+    if (line.length === 0) continue;
+    const message = JSON.parse(line);
+    if (message.id === undefined || message.method === undefined) continue;
+    let result;
+    switch (message.method) {
+      case "initialize": {
+        const offered = message.params?.protocolVersion;
+        result = { protocolVersion: VERSIONS.has(offered) ? offered : "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw-responder", version: "1.0.0" } };
+        break;
+      }
+      case "tools/list":
+        result = { tools: TOOLS };
+        break;
+      case "tools/call":
+        result = { content: [{ type: "text", text: String(message.params?.arguments?.text ?? "") }] };
+        break;
+      case "ping":
+        result = {};
+        break;
+      default:
+        out += `${JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } })}\n`;
+        continue;
+    }
+    out += `${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`;
+  }
+  buffered = text.slice(start);
+  if (out) process.stdout.write(out);
+});
+process.stdin.on("end", () => process.exit(0));

@@ -1,0 +1,215 @@
+/**
+ * stdio: the server is a child process; messages are newline-delimited JSON on its stdin and stdout,
+ * and stderr is its log (captured: events plus a bounded tail for error messages).
+ *
+ * Shutdown follows the spec: close stdin, wait; SIGTERM, wait; SIGKILL. An exit nobody asked for closes
+ * the transport with an error that carries the exit code, the signal and the tail of stderr, and only
+ * after stdout has drained, so responses written just before the exit are still delivered.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
+import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
+import { FramingError } from "../framing/errors.js";
+import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
+import { minimalEnvironment } from "./stdio-env.js";
+import { track, untrack } from "./stdio-reaper.js";
+import { StderrTail } from "./stderr-tail.js";
+import type { SendOptions, Transport, TransportSink } from "./transport.js";
+
+export interface StdioTarget {
+  command: string;
+  args?: string[];
+  /** Added to the minimal inherited environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface StdioTransportOptions extends StdioTarget {
+  /** How much of stderr to keep for error messages (characters, default 8192). */
+  stderrTailChars?: number;
+  maxFrameBytes?: number;
+  shutdown?: {
+    /** After closing stdin, how long to wait for the process to exit before SIGTERM (default 2000). */
+    stdinCloseMs?: number;
+    /** After SIGTERM, how long before SIGKILL (default 2000). */
+    sigtermMs?: number;
+  };
+}
+
+const RESOLVED = Promise.resolve();
+
+export class StdioTransport implements Transport {
+  readonly kind = "stdio" as const;
+  readonly identity: string;
+  private readonly options: StdioTransportOptions;
+  private child: ChildProcess | undefined;
+  private sink: TransportSink | undefined;
+  private decoder: NdjsonDecoder | undefined;
+  private tail: StderrTail;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: StdioTransportOptions) {
+    this.options = options;
+    this.identity = `stdio:${JSON.stringify([options.command, options.args ?? [], options.cwd ?? ""])}`;
+    this.tail = new StderrTail(options.stderrTailChars ?? 8192);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The last part of what the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.tail.toString();
+  }
+
+  private get displayName(): string {
+    return [this.options.command, ...(this.options.args ?? [])].join(" ");
+  }
+
+  async start(sink: TransportSink): Promise<void> {
+    if (this.closed) throw new ConnectionClosedError(`MCP server "${this.displayName}" transport is closed`, { delivered: false });
+    this.sink = sink;
+    await this.spawnChild();
+  }
+
+  private spawnChild(): Promise<void> {
+    const { command, args = [], env, cwd } = this.options;
+    const child = spawn(command, args, {
+      cwd,
+      env: minimalEnvironment(env),
+      stdio: ["pipe", "pipe", "pipe"],
+      shell: false,
+      windowsHide: true,
+    });
+    this.child = child;
+    this.tail = new StderrTail(this.options.stderrTailChars ?? 8192);
+    const decoder = new NdjsonDecoder({
+      maxFrameBytes: this.options.maxFrameBytes,
+      onValue: (value) => {
+        if (this.child !== child) return;
+        if (classifyMessage(value) === undefined) {
+          this.sink?.error(new FramingError("Server wrote JSON that is not a JSON-RPC 2.0 message; ignored", JSON.stringify(value).slice(0, 200)));
+          return;
+        }
+        this.sink?.message(value as JsonRpcMessage);
+      },
+      onError: (error) => {
+        if (this.child === child) this.sink?.error(error);
+      },
+    });
+    this.decoder = decoder;
+    child.stdout!.on("data", (chunk: Buffer) => decoder.push(chunk));
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (text: string) => {
+      if (this.child !== child) return;
+      this.tail.push(text);
+      this.sink?.stderr?.(text);
+    });
+    // EPIPE when the server died: the exit handler reports it, with more to say.
+    child.stdin!.on("error", () => {});
+    return new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => {
+        track(child);
+        child.once("close", (code, signal) => this.exited(child, code, signal));
+        resolve();
+      });
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) return; // a later error of a running process: 'close' follows
+        this.child = undefined;
+        reject(this.spawnError(error));
+      });
+    });
+  }
+
+  private spawnError(error: NodeJS.ErrnoException): TransportError {
+    const what = `Cannot start MCP server "${this.displayName}"`;
+    const message =
+      error.code === "ENOENT"
+        ? `${what}: command not found (ENOENT). Check the "command" field and PATH${this.options.cwd ? `, and that cwd "${this.options.cwd}" exists` : ""}.`
+        : error.code === "EACCES"
+          ? `${what}: permission denied (EACCES). Is the file executable?`
+          : `${what}: ${error.message}`;
+    return new TransportError(message, { cause: error, delivered: false, retryable: true });
+  }
+
+  private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    untrack(child);
+    if (this.child !== child) return; // an old process replaced by restart()
+    this.child = undefined;
+    if (this.closing || this.closed) return;
+    this.closed = true;
+    const stderr = this.tail.toString();
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.close(
+      new ConnectionClosedError(`MCP server "${this.displayName}" ${how}${stderr ? `. Last stderr:\n${stderr}` : " (it wrote nothing to stderr)"}`, {
+        exitCode: code,
+        signal,
+        stderr,
+        delivered: true,
+      }),
+    );
+  }
+
+  send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || !stdin.writable) {
+      return Promise.reject(new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }));
+    }
+    if (stdin.write(encodeNdjson(message))) return RESOLVED;
+    return new Promise<void>((resolve) => stdin.once("drain", resolve));
+  }
+
+  /** Stops the process: stdin closed, then SIGTERM, then SIGKILL. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown().then(() => {
+      this.closed = true;
+      const sink = this.sink;
+      this.sink = undefined;
+      sink?.close();
+    });
+    return this.closing;
+  }
+
+  /** Replaces the process with a fresh one, keeping the sink (used after an era probe killed it). */
+  async restart(): Promise<void> {
+    const old = this.child;
+    this.child = undefined;
+    if (old) await stopProcess(old, 0, this.options.shutdown?.sigtermMs ?? 2000);
+    this.decoder?.reset();
+    await this.spawnChild();
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    await stopProcess(child, this.options.shutdown?.stdinCloseMs ?? 2000, this.options.shutdown?.sigtermMs ?? 2000);
+    this.child = undefined;
+  }
+}
+
+/** Ends a process politely, then firmly. Resolves once it has exited. */
+async function stopProcess(child: ChildProcess, stdinCloseMs: number, sigtermMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.stdin?.end();
+  if (await within(exited, stdinCloseMs)) return;
+  child.kill("SIGTERM");
+  if (await within(exited, sigtermMs)) return;
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  if (ms <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = await Promise.race([promise.then(() => true), timeout]);
+  clearTimeout(timer);
+  return done;
+}
