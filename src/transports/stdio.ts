@@ -154,14 +154,47 @@ export class StdioTransport implements Transport {
     );
   }
 
+  /**
+   * Queues the message and writes everything queued in this tick with one write on the next tick:
+   * under concurrency, dozens of requests leave together in one syscall (one write per request was
+   * the client's largest cost). Backpressure: while the pipe is full, sends wait for `drain`.
+   */
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || !stdin.writable) {
       return Promise.reject(new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }));
     }
-    if (stdin.write(encodeNdjson(message))) return RESOLVED;
-    return new Promise<void>((resolve) => stdin.once("drain", resolve));
+    this.outgoing += encodeNdjson(message);
+    // Flush early in ~2 KiB batches: one burst per tick would make client and server take turns
+    // instead of working in parallel (measured: 2 KiB beat both per-message writes and per-tick batches).
+    if (this.outgoing.length > 2048) this.flush();
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flush);
+    }
+    return this.drained ?? RESOLVED;
   }
+
+  private outgoing = "";
+  private flushScheduled = false;
+  /** Set while the pipe is full: resolves on `drain`. */
+  private drained: Promise<void> | undefined;
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const text = this.outgoing;
+    this.outgoing = "";
+    const stdin = this.child?.stdin;
+    if (!stdin || !stdin.writable || text === "") return;
+    if (!stdin.write(text) && this.drained === undefined) {
+      this.drained = new Promise<void>((resolve) =>
+        stdin.once("drain", () => {
+          this.drained = undefined;
+          resolve();
+        }),
+      );
+    }
+  };
 
   /** Stops the process: stdin closed, then SIGTERM, then SIGKILL. Idempotent. */
   close(): Promise<void> {
