@@ -38,3 +38,16 @@ export type {
 export type { Transport, TransportSink, SendOptions, TransportKind } from "./transports/transport.js";
 export { memoryPair, MemoryTransport } from "./transports/memory.js";
 export type { Target } from "./transports/create.js";
+
+export {
+  Switchboard,
+  type SwitchboardInit,
+  type ServerInit,
+  type BoardCallOptions,
+  type ServerStatus,
+} from "./switchboard/switchboard.js";
+export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
+export type { SwitchboardHooks, CallContext } from "./switchboard/hooks.js";
+export { loadConfig, parseConfig } from "./switchboard/config.js";
+export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } from "./switchboard/config-types.js";
+export { CircuitOpenError } from "./supervisor/circuit-breaker.js";

@@ -15,7 +15,8 @@ export interface SupervisorInput {
 type SupervisorEvent =
   | { type: "RESTART"; name: string }
   | { type: "STOP" }
-  | { type: "CHILD"; event: ChildEmitted };
+  | { type: "CHILD"; event: ChildEmitted }
+  | { type: `xstate.done.actor.${string}`; actorId: string };
 
 export interface SupervisorContext {
   children: Record<string, ChildRef>;
@@ -48,18 +49,16 @@ export const supervisorMachine = setup({
     return { children, running: new Set(Object.keys(children)) };
   },
   on: {
-    CHILD: {
-      actions: [
-        emit(({ event }) => event.event),
-        assign({
-          running: ({ context, event }) => {
-            if (event.event.type !== "child.stopped") return context.running;
-            const running = new Set(context.running);
-            running.delete(event.event.name);
-            return running;
-          },
-        }),
-      ],
+    CHILD: { actions: emit(({ event }) => event.event) },
+    // A child is gone once XState says it finished (after its last emitted event), not before.
+    "xstate.done.actor.*": {
+      actions: assign({
+        running: ({ context, event }) => {
+          const running = new Set(context.running);
+          running.delete((event as unknown as { actorId: string }).actorId);
+          return running;
+        },
+      }),
     },
   },
   states: {
