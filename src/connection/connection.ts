@@ -302,7 +302,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   private transportClosed(error: McpError | undefined): void {
     if (this.transportGone) return;
     this.transportGone = true;
-    if (this.state === "closing" || this.state === "closed") return;
+    // Expected, or too late to matter: we are closing, or already final (the transport is closed after a failure).
+    if (this.state === "closing" || this.state === "closed" || this.state === "failed") return;
     const failure =
       error instanceof ConnectionClosedError
         ? error
