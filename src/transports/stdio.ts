@@ -211,7 +211,10 @@ export class StdioTransport implements Transport {
   async restart(): Promise<void> {
     const old = this.child;
     this.child = undefined;
-    if (old) await stopProcess(old, 0, this.options.shutdown?.sigtermMs ?? 2000);
+    if (old) {
+      await stopProcess(old, 0, this.options.shutdown?.sigtermMs ?? 2000);
+      untrack(old);
+    }
     this.decoder?.reset();
     await this.spawnChild();
   }
@@ -220,6 +223,9 @@ export class StdioTransport implements Transport {
     const child = this.child;
     if (!child) return;
     await stopProcess(child, this.options.shutdown?.stdinCloseMs ?? 2000, this.options.shutdown?.sigtermMs ?? 2000);
+    // It has exited; its 'close' (after the pipes drain) may come a moment later, or never if a
+    // grandchild holds the pipes open. Either way it is no longer ours to reap.
+    untrack(child);
     this.child = undefined;
   }
 }
