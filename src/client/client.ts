@@ -38,6 +38,9 @@ export type ClientEventName = keyof ConnectionEvents;
 
 export class McpClient {
   private rootsList: Root[] | undefined;
+  /** Capability verdicts per method, for the capabilities they were computed from (they change only on re-negotiation). */
+  private checked = new Map<string, ReturnType<typeof missingCapability>>();
+  private checkedFor: unknown;
 
   constructor(
     /** The connection underneath: its state machine, request table and transport. */
@@ -73,7 +76,7 @@ export class McpClient {
   /** Any request. Capability checks apply to the methods the spec ties to a capability. */
   request<T = Result>(method: string, params?: Params, options?: RequestOptions): Promise<T> {
     if (this.enforceCapabilities && this.connection.state === "ready") {
-      const missing = missingCapability(method, this.connection.negotiated?.serverCapabilities);
+      const missing = this.capabilityCheck(method);
       if (missing) return Promise.reject(missing);
     }
     return this.connection.request(method, params, options) as Promise<T>;
@@ -171,6 +174,16 @@ export class McpClient {
   /** Closes the connection. Idempotent; every pending request settles. */
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  private capabilityCheck(method: string): ReturnType<typeof missingCapability> {
+    const capabilities = this.connection.negotiated?.serverCapabilities;
+    if (capabilities !== this.checkedFor) {
+      this.checked = new Map();
+      this.checkedFor = capabilities;
+    }
+    if (!this.checked.has(method)) this.checked.set(method, missingCapability(method, capabilities));
+    return this.checked.get(method);
   }
 
   /** Follows `nextCursor` and returns every item of every page. */

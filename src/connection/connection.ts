@@ -24,7 +24,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../jsonrpc/messages.js";
-import type { SendOptions, Transport, TransportSink } from "../transports/transport.js";
+import { SENT, type SendOptions, type Transport, type TransportSink } from "../transports/transport.js";
 import type {
   Dialect,
   Implementation,
@@ -165,7 +165,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     if (!this.table.has(id)) return promise; // already aborted: nothing to send
     const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const sendOptions = exchange ? { ...send, signal: exchange.signal } : send;
-    this.transport.send(message, sendOptions).then(undefined, (error) => this.sendFailed(id, error));
+    const sent = this.transport.send(message, sendOptions);
+    if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error));
     return promise;
   }
 

@@ -1,11 +1,13 @@
 /**
  * Newline-delimited JSON, the stdio framing: one JSON value per line.
  *
- * Splits on the byte 0x0A before decoding text. That is safe for UTF-8 (no multi-byte sequence contains
- * 0x0A) and means a character cut across two chunks is reassembled for free. CRLF and blank lines are
+ * Each chunk is decoded to text once (StringDecoder carries a UTF-8 character cut across two chunks
+ * over to the next), then split on "\n": cheaper than a Buffer view per line. CRLF and blank lines are
  * tolerated. A line longer than `maxFrameBytes` is dropped with an error, and so is a line that is not
- * JSON; either way the decoder resynchronises at the next newline.
+ * JSON; either way the decoder resynchronises at the next newline. Byte sizes are computed exactly only
+ * for lines long enough to be near the limit (a UTF-8 character is at most 3 bytes per UTF-16 unit).
  */
+import { StringDecoder } from "node:string_decoder";
 import { FramingError, sampleOf } from "./errors.js";
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -16,103 +18,92 @@ export interface NdjsonDecoderOptions {
   onError: (error: FramingError) => void;
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
-
 export class NdjsonDecoder {
   private readonly maxFrameBytes: number;
+  /** Lines shorter than this many UTF-16 units cannot exceed the byte limit. */
+  private readonly safeChars: number;
   private readonly onValue: (value: unknown) => void;
   private readonly onError: (error: FramingError) => void;
-  /** Bytes of the current, unfinished line. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private text = new StringDecoder("utf8");
+  /** The current, unfinished line. */
+  private partial = "";
   /** True while skipping the rest of an oversize line. */
   private discarding = false;
 
   constructor(options: NdjsonDecoderOptions) {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.safeChars = Math.floor(this.maxFrameBytes / 3);
     this.onValue = options.onValue;
     this.onError = options.onError;
   }
 
   push(chunk: Buffer | Uint8Array | string): void {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const text = typeof chunk === "string" ? chunk : this.text.write(chunk as Buffer);
     let start = 0;
-    let newline = bytes.indexOf(LF, start);
+    let newline = text.indexOf("\n");
     while (newline !== -1) {
-      this.finishLine(bytes, start, newline);
+      const piece = text.slice(start, newline);
+      if (this.discarding) {
+        this.discarding = false;
+      } else if (this.partial !== "") {
+        const line = this.partial + piece;
+        this.partial = "";
+        this.finishLine(line);
+      } else {
+        this.finishLine(piece);
+      }
       start = newline + 1;
-      newline = bytes.indexOf(LF, start);
+      newline = text.indexOf("\n", start);
     }
-    if (start < bytes.length) this.keep(bytes.subarray(start));
+    if (start < text.length && !this.discarding) {
+      this.partial += start === 0 ? text : text.slice(start);
+      if (this.tooBig(this.partial)) {
+        this.reportOversize(this.partial);
+        this.partial = "";
+        this.discarding = true;
+      }
+    }
   }
 
   /** Bytes held for an unfinished line (0 when the input ended on a frame boundary). */
   get bufferedBytes(): number {
-    return this.pendingBytes;
+    return Buffer.byteLength(this.partial);
   }
 
   /** Forget any partial line, e.g. when the stream is replaced. */
   reset(): void {
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.text = new StringDecoder("utf8");
+    this.partial = "";
     this.discarding = false;
   }
 
-  private keep(rest: Buffer): void {
-    if (this.discarding) return;
-    if (this.pendingBytes + rest.length > this.maxFrameBytes) {
-      this.reportOversize(this.pendingBytes + rest.length, this.pending[0] ?? rest);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.discarding = true;
-      return;
-    }
-    this.pending.push(rest);
-    this.pendingBytes += rest.length;
+  private tooBig(text: string): boolean {
+    return text.length > this.safeChars && Buffer.byteLength(text) > this.maxFrameBytes;
   }
 
-  private finishLine(bytes: Buffer, start: number, end: number): void {
-    if (this.discarding) {
-      this.discarding = false;
+  private finishLine(line: string): void {
+    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+    if (line.length === 0) return;
+    if (this.tooBig(line)) {
+      this.reportOversize(line);
       return;
     }
-    let line: Buffer;
-    const size = this.pendingBytes + (end - start);
-    if (size > this.maxFrameBytes) {
-      this.reportOversize(size, this.pending[0] ?? bytes.subarray(start, end));
-      this.pending = [];
-      this.pendingBytes = 0;
-      return;
-    }
-    if (this.pendingBytes > 0) {
-      this.pending.push(bytes.subarray(start, end));
-      line = Buffer.concat(this.pending, size);
-      this.pending = [];
-      this.pendingBytes = 0;
-    } else {
-      line = bytes.subarray(start, end);
-    }
-    let length = line.length;
-    if (length > 0 && line[length - 1] === CR) length--;
-    if (length === 0) return;
-    const text = line.toString("utf8", 0, length);
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(line);
     } catch (error) {
-      if (text.trim() === "") return;
-      this.onError(new FramingError(`Invalid JSON line: ${(error as Error).message}`, sampleOf(text)));
+      if (line.trim() === "") return;
+      this.onError(new FramingError(`Invalid JSON line: ${(error as Error).message}`, sampleOf(line)));
       return;
     }
     this.onValue(value);
   }
 
-  private reportOversize(size: number, head: Buffer): void {
+  private reportOversize(head: string): void {
     this.onError(
       new FramingError(
-        `Frame of at least ${size} bytes exceeds the limit of ${this.maxFrameBytes} bytes; skipped to the next line`,
-        sampleOf(head.subarray(0, 200).toString("utf8")),
+        `Frame of at least ${Buffer.byteLength(head)} bytes exceeds the limit of ${this.maxFrameBytes} bytes; skipped to the next line`,
+        sampleOf(head.slice(0, 200)),
       ),
     );
   }

@@ -14,7 +14,7 @@ import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
 import { minimalEnvironment } from "./stdio-env.js";
 import { track, untrack } from "./stdio-reaper.js";
 import { StderrTail } from "./stderr-tail.js";
-import type { SendOptions, Transport, TransportSink } from "./transport.js";
+import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface StdioTarget {
   command: string;
@@ -36,7 +36,6 @@ export interface StdioTransportOptions extends StdioTarget {
   };
 }
 
-const RESOLVED = Promise.resolve();
 
 export class StdioTransport implements Transport {
   readonly kind = "stdio" as const;
@@ -172,7 +171,7 @@ export class StdioTransport implements Transport {
       this.flushScheduled = true;
       process.nextTick(this.flush);
     }
-    return this.drained ?? RESOLVED;
+    return this.drained ?? SENT;
   }
 
   private outgoing = "";

@@ -75,6 +75,12 @@ export interface Transport {
   readonly identity?: string;
 }
 
+/**
+ * What `send()` returns when the message left synchronously. The connection skips its failure handler
+ * for it, saving a promise per request on the hot path.
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
 /** Helper for transports: the ids of a message that expects a response. */
 export function requestIdOf(message: JsonRpcMessage): JsonRpcId | undefined {
   return "method" in message && "id" in message ? message.id : undefined;
