@@ -6,20 +6,10 @@
 import { Connection } from "../src/connection/connection.js";
 import { McpClient } from "../src/client/client.js";
 import { memoryPair } from "../src/transports/memory.js";
+import { settledHeap } from "./lib/heap.js";
 import { table } from "./lib/stats.js";
 
 const COUNT = Number(process.env.PENDING_COUNT ?? 100_000);
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("Run with node --expose-gc");
-
-async function settle(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc!();
-    await new Promise((r) => setImmediate(r));
-  }
-  return process.memoryUsage().heapUsed;
-}
-
 // A server that completes the handshake and then swallows every request.
 const [clientSide, serverSide] = memoryPair();
 await serverSide.start({
@@ -35,16 +25,16 @@ const connection = new Connection(clientSide, { protocol: "legacy" });
 await connection.start();
 const client = new McpClient(connection);
 
-const baseline = await settle();
+const baseline = await settledHeap();
 const controller = new AbortController();
 const pending: Promise<unknown>[] = new Array(COUNT);
 for (let i = 0; i < COUNT; i++) pending[i] = client.callTool("echo", { text: "x" }, { signal: controller.signal }).catch(() => undefined);
 await new Promise((r) => setImmediate(r)); // let the sends cross the memory pair
-const loaded = await settle();
+const loaded = await settledHeap();
 controller.abort("benchmark over");
 await Promise.all(pending);
 pending.length = 0;
-const after = await settle();
+const after = await settledHeap();
 const stats = connection.stats();
 await client.close();
 

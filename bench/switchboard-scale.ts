@@ -5,18 +5,8 @@
  */
 import { Switchboard } from "../src/index.js";
 import { memoryPair, type MemoryTransport } from "../src/transports/memory.js";
+import { settledHeap } from "./lib/heap.js";
 import { machineLine, table } from "./lib/stats.js";
-
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("Run with node --expose-gc");
-
-async function heap(): Promise<number> {
-  for (let i = 0; i < 3; i++) {
-    gc!();
-    await new Promise((r) => setImmediate(r));
-  }
-  return process.memoryUsage().heapUsed;
-}
 
 /** A tiny in-process MCP server: answers initialize and tools/list. */
 function serverSide(transport: MemoryTransport): void {
@@ -42,7 +32,7 @@ for (const n of [10, 100, 1000]) {
   const pairs = Array.from({ length: n }, () => memoryPair());
   for (const [, server] of pairs) serverSide(server);
   const servers = Object.fromEntries(pairs.map(([client], i) => [`s${i}`, { transport: () => client }]));
-  const before = await heap();
+  const before = await settledHeap();
   const board = new Switchboard({ servers });
   const started = performance.now();
   await board.start();
@@ -50,7 +40,7 @@ for (const n of [10, 100, 1000]) {
   const listStarted = performance.now();
   const tools = await board.listTools();
   const listMs = performance.now() - listStarted;
-  const after = await heap();
+  const after = await settledHeap();
   if (tools.length !== n) throw new Error(`expected ${n} tools, got ${tools.length}`);
   const bytesPerConnection = (after - before) / n;
   results[n] = { startMs, bytesPerConnection };
