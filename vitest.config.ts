@@ -8,5 +8,7 @@ export default defineConfig({
     // Two cores: files run in forks, a couple at a time, so real servers get CPU.
     pool: "forks",
     maxWorkers: 2,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ["default", ["json", { outputFile: ".test-report.json" }]],
   },
 });
