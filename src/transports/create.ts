@@ -1,15 +1,22 @@
 /**
- * Picks the transport for a `connect()` target (API.md): a command means stdio, a URL means the
- * network transport its scheme or `type` names, and a Transport object is used as it is.
+ * Picks the transport for a `connect()` target (API.md): a command means stdio; a URL means WebSocket
+ * for ws:// and wss://, Streamable HTTP otherwise, unless `type` says which; a Transport object is used
+ * as it is.
  */
 import { ConfigError } from "../jsonrpc/errors.js";
+import { LegacySseTransport } from "./legacy-sse.js";
 import { StdioTransport, type StdioTarget } from "./stdio.js";
+import { StreamableHttpTransport, type HeaderProvider } from "./streamable-http.js";
 import type { Transport } from "./transport.js";
+import { WebSocketTransport } from "./websocket.js";
 
 export interface UrlTarget {
   url: string;
-  type?: "streamable-http" | "sse" | "websocket";
+  /** `"http"` is an alias of `"streamable-http"`. */
+  type?: "streamable-http" | "http" | "sse" | "websocket";
   headers?: Record<string, string>;
+  /** Streamable HTTP: a bearer token, or a function returning auth headers (called per request). */
+  auth?: { token: string } | HeaderProvider;
 }
 
 export type Target = StdioTarget | UrlTarget | Transport;
@@ -26,8 +33,25 @@ export function createTransport(target: Target): Transport {
   if ("command" in target && typeof target.command === "string" && target.command !== "") {
     return new StdioTransport(target);
   }
-  if ("url" in target) {
-    throw new ConfigError(`network transports are not available in this build; cannot connect to ${target.url}`, { field: "url" });
+  if ("url" in target && typeof target.url === "string") {
+    let url: URL;
+    try {
+      url = new URL(target.url);
+    } catch {
+      throw new ConfigError(`"${target.url}" is not a valid URL`, { field: "url" });
+    }
+    const websocketScheme = url.protocol === "ws:" || url.protocol === "wss:";
+    const type = target.type ?? (websocketScheme ? "websocket" : "streamable-http");
+    if (type === "websocket") {
+      if (!websocketScheme) throw new ConfigError(`type "websocket" needs a ws:// or wss:// URL, got ${target.url}`, { field: "url" });
+      return new WebSocketTransport({ url, headers: target.headers });
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new ConfigError(`type "${type}" needs an http:// or https:// URL, got ${target.url}`, { field: "url" });
+    }
+    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers });
+    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ url, headers: target.headers, auth: target.auth });
+    throw new ConfigError(`unknown transport type "${String(type)}"; use "streamable-http", "sse" or "websocket"`, { field: "type" });
   }
   throw new ConfigError(`connect() target has neither a "command" (stdio) nor a "url"`, { field: "command" });
 }

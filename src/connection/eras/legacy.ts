@@ -71,6 +71,8 @@ export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptio
   }
   wire.transport.setProtocolVersion?.(version);
   await wire.sendNotification("notifications/initialized");
+  // HTTP: the standalone stream for server-initiated messages. A server without one answers 405.
+  wire.transport.openServerStream?.().catch((error: Error) => wire.warn(error));
   return {
     dialect: new LegacyDialect(version),
     protocolVersion: version,

@@ -1,0 +1,146 @@
+/**
+ * MCP over WebSocket (subprotocol `mcp`): one JSON-RPC message per text frame. A ping every
+ * `pingIntervalMs` and a `pongTimeoutMs` deadline find dead peers that TCP would not report for
+ * minutes; close codes become messages that say what happened.
+ */
+import WebSocket from "ws";
+import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
+import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
+import { FramingError } from "../framing/errors.js";
+import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
+import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
+
+export interface WebSocketOptions {
+  url: string | URL;
+  headers?: Record<string, string>;
+  /** Default 15000 ms; 0 turns keep-alive off. */
+  pingIntervalMs?: number;
+  /** Default 10000 ms. */
+  pongTimeoutMs?: number;
+  /** Default 10000 ms. */
+  handshakeTimeoutMs?: number;
+}
+
+export class WebSocketTransport implements Transport {
+  readonly kind = "websocket" as const;
+  readonly url: URL;
+  readonly identity: string;
+  private socket: WebSocket | undefined;
+  private sink: TransportSink | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private pongTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(private readonly options: WebSocketOptions) {
+    this.url = new URL(options.url);
+    this.identity = `ws:${this.url.origin}${this.url.pathname}`;
+  }
+
+  start(sink: TransportSink): Promise<void> {
+    this.sink = sink;
+    const socket = new WebSocket(this.url, "mcp", { headers: this.options.headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
+    this.socket = socket;
+    return new Promise<void>((resolve, reject) => {
+      socket.once("unexpected-response", (_request, response) => {
+        const status = response.statusCode ?? 0;
+        response.resume();
+        reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }));
+        socket.terminate();
+      });
+      socket.once("error", (error) => {
+        if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.CLOSED) {
+          reject(new TransportError(`WebSocket connection to ${this.url.href} failed: ${error.message}`, { url: this.url.href, cause: error, delivered: false }));
+        }
+      });
+      socket.once("open", () => {
+        if (socket.protocol !== "mcp") {
+          reject(new TransportError(`${this.url.href} did not accept the "mcp" subprotocol (got "${socket.protocol}")`, { url: this.url.href, delivered: false }));
+          socket.terminate();
+          return;
+        }
+        // Socket errors after the handshake are followed by 'close', which reports them; without a
+        // listener, ws would throw them instead.
+        socket.on("error", (error) => this.sink?.error(error));
+        socket.on("message", (data, isBinary) => this.onFrame(data, isBinary));
+        socket.on("pong", () => clearTimeout(this.pongTimer));
+        socket.once("close", (code, reason) => this.onClose(code, reason.toString()));
+        this.startKeepAlive();
+        resolve();
+      });
+    });
+  }
+
+  private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
+    const decoded = decodeWsFrame(data, isBinary);
+    if (!decoded.ok) return this.sink?.error(decoded.error);
+    if (classifyMessage(decoded.value) === undefined) {
+      return this.sink?.error(new FramingError("WebSocket frame is not a JSON-RPC 2.0 message; ignored", JSON.stringify(decoded.value).slice(0, 200)));
+    }
+    this.sink?.message(decoded.value as JsonRpcMessage);
+  }
+
+  private startKeepAlive(): void {
+    const interval = this.options.pingIntervalMs ?? 15_000;
+    if (interval <= 0) return;
+    this.pingTimer = setInterval(() => {
+      const socket = this.socket;
+      if (!socket || socket.readyState !== WebSocket.OPEN) return;
+      socket.ping();
+      clearTimeout(this.pongTimer);
+      this.pongTimer = setTimeout(() => {
+        this.sink?.error(new TransportError(`${this.url.href} did not answer a ping within ${this.options.pongTimeoutMs ?? 10_000} ms; dropping the connection`, { url: this.url.href }));
+        socket.terminate();
+      }, this.options.pongTimeoutMs ?? 10_000);
+    }, interval);
+  }
+
+  private stopKeepAlive(): void {
+    clearInterval(this.pingTimer);
+    clearTimeout(this.pongTimer);
+    this.pingTimer = undefined;
+    this.pongTimer = undefined;
+  }
+
+  private onClose(code: number, reason: string): void {
+    this.stopKeepAlive();
+    const sink = this.sink;
+    this.sink = undefined;
+    if (this.closing) {
+      sink?.close();
+      return;
+    }
+    sink?.close(new ConnectionClosedError(`WebSocket ${this.url.href}: ${describeCloseCode(code, reason)}`, { url: this.url.href, delivered: true }));
+  }
+
+  send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ConnectionClosedError(`WebSocket ${this.url.href} is not open; message not sent`, { url: this.url.href, delivered: false }));
+    }
+    socket.send(encodeWsFrame(message));
+    return SENT;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= new Promise<void>((resolve) => {
+      this.closing = true;
+      this.stopKeepAlive();
+      const socket = this.socket;
+      if (!socket || socket.readyState === WebSocket.CLOSED) {
+        const sink = this.sink;
+        this.sink = undefined;
+        sink?.close();
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => socket.terminate(), 2000);
+      socket.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.close(1000, "client closing");
+    });
+    return this.closed;
+  }
+}
