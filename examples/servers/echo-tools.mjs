@@ -52,5 +52,16 @@ export function createEchoServer(name = "echo-server") {
 
   server.registerTool("pid", { description: "Says which process answered." }, async () => text(process.pid));
 
+  // Server-to-client requests: the server asks the client's model, and the client's roots.
+  server.registerTool("ask_model", { description: "Asks the client's model (sampling) and returns its answer.", inputSchema: { question: z.string() } }, async ({ question }) => {
+    const answer = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: question } }], maxTokens: 100 });
+    return text(answer.content.type === "text" ? answer.content.text : JSON.stringify(answer.content));
+  });
+
+  server.registerTool("client_roots", { description: "Lists the client's roots." }, async () => {
+    const { roots } = await server.server.listRoots();
+    return text(roots.map((root) => root.uri).join(","));
+  });
+
   return server;
 }

@@ -14,6 +14,7 @@ import {
   OverloadError,
   ProtocolError,
   RequestCancelledError,
+  SessionExpiredError,
   TransportError,
 } from "../jsonrpc/errors.js";
 import { IdAllocator } from "../jsonrpc/ids.js";
@@ -85,6 +86,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   private dialect: Dialect | undefined;
   private waiters: Waiter[] = [];
   private readonly inbound = new Map<JsonRpcId, AbortController>();
+  /** Requests the server refused because it forgot the session: sent again once the new session is ready. */
+  private resendOnNewSession = new Map<JsonRpcId, { message: JsonRpcRequest; send: SendOptions | undefined }>();
   private transportGone = false;
   private transportClosing: Promise<void> | undefined;
   private settled: Promise<void>;
@@ -166,7 +169,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     const sendOptions = exchange ? { ...send, signal: exchange.signal } : send;
     const sent = this.transport.send(message, sendOptions);
-    if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error));
+    if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, sendOptions));
     return promise;
   }
 
@@ -285,7 +288,14 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
 
   // ---- failure paths --------------------------------------------------------------------------------
 
-  private sendFailed(id: JsonRpcId, error: unknown): void {
+  private sendFailed(id: JsonRpcId, error: unknown, message?: JsonRpcRequest, send?: SendOptions): void {
+    // The server forgot the session and refused this request: it never ran, so it goes again, unchanged,
+    // on the new session instead of failing.
+    if (error instanceof SessionExpiredError && message !== undefined && this.table.has(id) && message.method !== "initialize") {
+      this.resendOnNewSession.set(id, { message, send });
+      if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
+      return;
+    }
     const failure = error instanceof McpError ? error : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
     this.table.reject(id, failure);
   }
@@ -320,7 +330,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
 
   private beginNewSession(error: McpError): void {
     this.dialect = undefined;
-    this.table.rejectAll(
+    this.table.rejectAllExcept(
+      (entry) => this.resendOnNewSession.has(entry.id),
       (entry) =>
         new TransportError(`The server ended the session while ${entry.method} (id ${String(entry.id)}) was pending; it may or may not have run`, {
           cause: error,
@@ -337,6 +348,17 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     this.rejectWaiters(error);
     this.dialect?.dispose?.();
     await this.closeTransport();
+  }
+
+  private flushResends(): void {
+    const resends = this.resendOnNewSession;
+    if (resends.size === 0) return;
+    this.resendOnNewSession = new Map();
+    for (const [id, { message, send }] of resends) {
+      if (!this.table.has(id)) continue; // settled meanwhile (timeout, abort)
+      const sent = this.transport.send(message, send);
+      if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
+    }
   }
 
   private closeTransport(): Promise<void> {
@@ -362,6 +384,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       const waiters = this.waiters;
       this.waiters = [];
       for (const waiter of waiters) waiter.resolve();
+      this.flushResends();
     }
     this.emit("state", state);
     if (state === "failed") {

@@ -144,6 +144,15 @@ export class RequestTable {
     return true;
   }
 
+  /** Rejects every pending request `keep` does not claim. */
+  rejectAllExcept(keep: (entry: PendingRequest) => boolean, error: (entry: PendingRequest) => Error): void {
+    for (const entry of [...this.pending.values()]) {
+      if (keep(entry)) continue;
+      this.remove(entry);
+      entry.reject(error(entry));
+    }
+  }
+
   /** Rejects every pending request, e.g. when the transport died. */
   rejectAll(error: McpError | ((entry: PendingRequest) => Error)): void {
     if (this.pending.size === 0) return;

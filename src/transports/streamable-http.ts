@@ -117,7 +117,7 @@ export class StreamableHttpTransport implements Transport {
         status,
         delivered: false,
       });
-      this.sink?.sessionExpired?.(error);
+      // The connection sees the rejection, starts a new session and sends this request again.
       throw error;
     }
     if (status >= 400) {

@@ -48,10 +48,9 @@ export class WebSocketTransport implements Transport {
         reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }));
         socket.terminate();
       });
+      // Before 'open' any error fails the connect (the promise ignores one after it settled).
       socket.once("error", (error) => {
-        if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.CLOSED) {
-          reject(new TransportError(`WebSocket connection to ${this.url.href} failed: ${error.message}`, { url: this.url.href, cause: error, delivered: false }));
-        }
+        reject(new TransportError(`WebSocket connection to ${this.url.href} failed: ${error.message}`, { url: this.url.href, cause: error, delivered: false }));
       });
       socket.once("open", () => {
         if (socket.protocol !== "mcp") {
