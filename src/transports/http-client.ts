@@ -56,12 +56,16 @@ export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessag
   });
 }
 
-/** Reads a whole body as text. */
-export async function readBody(response: IncomingMessage): Promise<string> {
+/** Reads a whole body as text. Events, not `for await`: the async iterator costs ~10% of a small request. */
+export function readBody(response: IncomingMessage): Promise<string> {
   response.setEncoding("utf8");
-  let text = "";
-  for await (const chunk of response) text += chunk as string;
-  return text;
+  return new Promise<string>((resolve, reject) => {
+    let text = "";
+    response.on("data", (chunk: string) => (text += chunk));
+    response.once("end", () => resolve(text));
+    response.once("error", reject);
+    response.once("aborted", () => reject(new Error("the connection was lost while reading the response body")));
+  });
 }
 
 /** Reads at most `limit` characters of a body, then drops the rest (for error messages). */

@@ -30,6 +30,7 @@ export class WebSocketTransport implements Transport {
   private pingTimer: NodeJS.Timeout | undefined;
   private pongTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  private corked = false;
   private closed: Promise<void> | undefined;
 
   constructor(private readonly options: WebSocketOptions) {
@@ -117,8 +118,25 @@ export class WebSocketTransport implements Transport {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       return Promise.reject(new ConnectionClosedError(`WebSocket ${this.url.href} is not open; message not sent`, { url: this.url.href, delivered: false }));
     }
+    this.corkUntilTickEnds(socket);
     socket.send(encodeWsFrame(message));
     return SENT;
+  }
+
+  /**
+   * Frames sent in one tick leave in one write: without it, 64 concurrent calls cost 64 syscalls, the
+   * largest part of a request's cost here (the stdio transport batches for the same reason).
+   */
+  private corkUntilTickEnds(socket: WebSocket): void {
+    if (this.corked) return;
+    const raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!raw) return;
+    this.corked = true;
+    raw.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   close(): Promise<void> {

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// A minimal MCP responder over HTTP and WebSocket, hand-written with no SDK, for benchmarks: POST /mcp
+// answers JSON (initialize, tools/list, tools/call echo, ping; 202 for notifications), and the same
+// port speaks WebSocket (subprotocol mcp). Prints its port on stdout.
+import http from "node:http";
+import { WebSocketServer } from "ws";
+
+const TOOLS = [{ name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }];
+function answer(message) {
+  if (message.id === undefined) return undefined;
+  switch (message.method) {
+    case "initialize":
+      return { jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion ?? "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw-http-responder", version: "1.0.0" } } };
+    case "tools/list":
+      return { jsonrpc: "2.0", id: message.id, result: { tools: TOOLS } };
+    case "tools/call":
+      return { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: String(message.params?.arguments?.text ?? "") }] } };
+    case "ping":
+      return { jsonrpc: "2.0", id: message.id, result: {} };
+    default:
+      return { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } };
+  }
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method !== "POST") return void res.writeHead(405).end();
+  let body = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    const reply = answer(JSON.parse(body));
+    if (reply === undefined) return void res.writeHead(202).end();
+    const text = JSON.stringify(reply);
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+  });
+});
+const wss = new WebSocketServer({ server, handleProtocols: () => "mcp" });
+wss.on("connection", (socket) => socket.on("message", (data) => {
+  const reply = answer(JSON.parse(data.toString()));
+  if (reply !== undefined) socket.send(JSON.stringify(reply));
+}));
+server.keepAliveTimeout = 60_000;
+server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(server.address().port));
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
