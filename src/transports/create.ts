@@ -6,7 +6,8 @@
 import { ConfigError } from "../jsonrpc/errors.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { StdioTransport, type StdioTarget } from "./stdio.js";
-import { StreamableHttpTransport, type HeaderProvider } from "./streamable-http.js";
+import type { AuthOption } from "./auth.js";
+import { StreamableHttpTransport } from "./streamable-http.js";
 import type { Transport } from "./transport.js";
 import { WebSocketTransport } from "./websocket.js";
 
@@ -15,8 +16,8 @@ export interface UrlTarget {
   /** `"http"` is an alias of `"streamable-http"`. */
   type?: "streamable-http" | "http" | "sse" | "websocket";
   headers?: Record<string, string>;
-  /** Streamable HTTP: a bearer token, or a function returning auth headers (called per request). */
-  auth?: { token: string } | HeaderProvider;
+  /** A bearer token, or a function returning auth headers (HTTP: called per request; WebSocket: per handshake). */
+  auth?: AuthOption;
 }
 
 export type Target = StdioTarget | UrlTarget | Transport;
@@ -44,12 +45,12 @@ export function createTransport(target: Target): Transport {
     const type = target.type ?? (websocketScheme ? "websocket" : "streamable-http");
     if (type === "websocket") {
       if (!websocketScheme) throw new ConfigError(`type "websocket" needs a ws:// or wss:// URL, got ${target.url}`, { field: "url" });
-      return new WebSocketTransport({ url, headers: target.headers });
+      return new WebSocketTransport({ url, headers: target.headers, auth: target.auth });
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new ConfigError(`type "${type}" needs an http:// or https:// URL, got ${target.url}`, { field: "url" });
     }
-    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers });
+    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers, auth: target.auth });
     if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ url, headers: target.headers, auth: target.auth });
     throw new ConfigError(`unknown transport type "${String(type)}"; use "streamable-http", "sse" or "websocket"`, { field: "type" });
   }

@@ -7,12 +7,15 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
+import { authHeaders, type AuthOption } from "./auth.js";
 import { createAgent, httpRequest, httpStatusError, readBodySample } from "./http-client.js";
 import type { SendOptions, Transport, TransportSink } from "./transport.js";
 
 export interface LegacySseOptions {
   url: string | URL;
   headers?: Record<string, string>;
+  /** A bearer token, or a function returning headers (called for each request). */
+  auth?: AuthOption;
   /** How long to wait for the `endpoint` event (default 10000 ms). */
   endpointTimeoutMs?: number;
 }
@@ -39,7 +42,7 @@ export class LegacySseTransport implements Transport {
     const response = await httpRequest({
       method: "GET",
       url: this.url,
-      headers: { ...this.options.headers, accept: "text/event-stream" },
+      headers: { ...this.options.headers, ...(await authHeaders(this.options.auth)), accept: "text/event-stream" },
       signal: this.streamAbort.signal,
       agent: this.agent,
     });
@@ -104,7 +107,7 @@ export class LegacySseTransport implements Transport {
     const response = await httpRequest({
       method: "POST",
       url: this.endpoint,
-      headers: { ...this.options.headers, ...options.headers, "content-type": "application/json" },
+      headers: { ...this.options.headers, ...(await authHeaders(this.options.auth)), ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(message),
       signal: options.signal,
       agent: this.agent,

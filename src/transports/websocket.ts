@@ -8,11 +8,14 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
+import { authHeaders, type AuthOption } from "./auth.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
   url: string | URL;
   headers?: Record<string, string>;
+  /** A bearer token, or a function returning headers (called once, for the handshake). */
+  auth?: AuthOption;
   /** Default 15000 ms; 0 turns keep-alive off. */
   pingIntervalMs?: number;
   /** Default 10000 ms. */
@@ -38,9 +41,10 @@ export class WebSocketTransport implements Transport {
     this.identity = `ws:${this.url.origin}${this.url.pathname}`;
   }
 
-  start(sink: TransportSink): Promise<void> {
+  async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const socket = new WebSocket(this.url, "mcp", { headers: this.options.headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
+    const headers = { ...this.options.headers, ...(await authHeaders(this.options.auth)) };
+    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
     this.socket = socket;
     return new Promise<void>((resolve, reject) => {
       socket.once("unexpected-response", (_request, response) => {
@@ -63,7 +67,10 @@ export class WebSocketTransport implements Transport {
         // listener, ws would throw them instead.
         socket.on("error", (error) => this.sink?.error(error));
         socket.on("message", (data, isBinary) => this.onFrame(data, isBinary));
-        socket.on("pong", () => clearTimeout(this.pongTimer));
+        socket.on("pong", () => {
+          clearTimeout(this.pongTimer);
+          this.pongTimer = undefined;
+        });
         socket.once("close", (code, reason) => this.onClose(code, reason.toString()));
         this.startKeepAlive();
         resolve();
@@ -86,8 +93,10 @@ export class WebSocketTransport implements Transport {
     this.pingTimer = setInterval(() => {
       const socket = this.socket;
       if (!socket || socket.readyState !== WebSocket.OPEN) return;
+      // A ping is still unanswered: its deadline stands (re-arming it would let a dead peer live forever
+      // whenever the interval is shorter than the timeout).
+      if (this.pongTimer !== undefined) return;
       socket.ping();
-      clearTimeout(this.pongTimer);
       this.pongTimer = setTimeout(() => {
         this.sink?.error(new TransportError(`${this.url.href} did not answer a ping within ${this.options.pongTimeoutMs ?? 10_000} ms; dropping the connection`, { url: this.url.href }));
         socket.terminate();
