@@ -68,7 +68,7 @@ describe("Streamable HTTP refusals", () => {
   it("a 401 says to check the token", async () => {
     const server = await startRawMcpHttp(() => ({ status: 401, body: "no token" }));
     later(server.close);
-    const error = await connect({ url: server.url }, { protocol: "legacy" }).catch((e: Error) => e);
+    const error = (await connect({ url: server.url }, { protocol: "legacy" }).catch((e: Error) => e)) as Error;
     expect(error.message).toMatch(/answered HTTP 401 \(unauthorized: check the token or headers\): no token/);
   });
 
@@ -96,7 +96,7 @@ describe("legacy HTTP+SSE", () => {
       return new Promise((resolve) => server.close(resolve));
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
-    const error = await connect({ url, type: "sse" }, { protocol: "legacy" }).catch((e: Error) => e);
+    const error = (await connect({ url, type: "sse" }, { protocol: "legacy" }).catch((e: Error) => e)) as Error;
     expect(error.message).toBe(`${url} named an endpoint on another origin (http://evil.example.com); refused`);
   });
 
