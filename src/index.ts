@@ -37,7 +37,12 @@ export type {
 
 export type { Transport, TransportSink, SendOptions, TransportKind } from "./transports/transport.js";
 export { memoryPair, MemoryTransport } from "./transports/memory.js";
-export type { Target } from "./transports/create.js";
+export { createTransport, type Target, type UrlTarget } from "./transports/create.js";
+export { StdioTransport, type StdioTarget } from "./transports/stdio.js";
+export { StreamableHttpTransport, type StreamableHttpOptions, type HeaderProvider } from "./transports/streamable-http.js";
+export { LegacySseTransport, type LegacySseOptions } from "./transports/legacy-sse.js";
+export { WebSocketTransport, type WebSocketOptions } from "./transports/websocket.js";
+export type { AuthOption } from "./transports/auth.js";
 
 export {
   Switchboard,
@@ -51,3 +56,5 @@ export type { SwitchboardHooks, CallContext } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig } from "./switchboard/config.js";
 export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } from "./switchboard/config-types.js";
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
+
+export * from "./adapters/index.js";
