@@ -1,10 +1,7 @@
 /** Small helpers shared by the benchmarks: percentiles, formatting, a markdown table. */
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
-}
+import { percentile, runLoad } from "../../src/cli/load.js";
 
+export { percentile };
 export interface RunResult {
   label: string;
   requests: number;
@@ -38,21 +35,11 @@ export function format(value: number): string {
   return value.toFixed(2);
 }
 
-/** Runs `call` with `concurrency` workers until `total` calls are done; records each latency. */
+/** Runs `call` with `concurrency` workers until `total` calls are done; records each latency. A failed call fails the run. */
 export async function drive(label: string, total: number, concurrency: number, call: (i: number) => Promise<unknown>): Promise<RunResult> {
-  const latenciesMs = new Array<number>(total);
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < total) {
-      const i = next++;
-      const t0 = performance.now();
-      await call(i);
-      latenciesMs[i] = performance.now() - t0;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return { label, requests: total, seconds: (performance.now() - started) / 1000, latenciesMs };
+  const load = await runLoad(total, concurrency, call);
+  if (load.failures > 0) throw new Error(`${label}: ${load.failures} of ${total} calls failed`);
+  return { label, requests: load.requests, seconds: load.seconds, latenciesMs: load.latenciesMs };
 }
 
 export function machineLine(): string {

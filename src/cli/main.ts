@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+/**
+ * `mcp-switchboard`: the servers of an mcp.json from the command line.
+ *   tools              list every tool, namespaced
+ *   call TOOL [JSON]   call one tool and print its result
+ *   bench TOOL [JSON]  call it many times and print req/s and latency
+ *   demo               all of the above against a bundled server, no configuration needed
+ */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { McpError } from "../jsonrpc/errors.js";
+import { Switchboard } from "../switchboard/switchboard.js";
+import { benchCommand, callCommand, toolsCommand, type Output } from "./commands.js";
+import { downServers, openBoard } from "./open-board.js";
+
+const USAGE = `Usage: mcp-switchboard <command> [options]
+
+Commands:
+  tools                    list the tools of every server, namespaced (server__tool)
+  call <tool> [json-args]  call a tool, e.g. call math__add '{"a":1,"b":2}'
+  bench <tool> [json-args] call a tool --requests times, --concurrency at once; print req/s and latency
+  demo                     start a bundled demo server and show tools, a call with progress, and a bench
+
+Options:
+  -c, --config <file>      the config (default ./mcp.json; mcpServers format)
+      --json               print JSON instead of text
+      --timeout <ms>       deadline per request (default 60000)
+  -n, --requests <n>       bench: how many calls (default 1000)
+      --concurrency <n>    bench: calls at once (default 32)
+  -h, --help               this text
+  -v, --version            the version
+`;
+
+export async function main(argv: string[], io: Output): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: "string", short: "c" },
+        json: { type: "boolean", default: false },
+        timeout: { type: "string" },
+        requests: { type: "string", short: "n" },
+        concurrency: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.version) {
+    io.out(VERSION);
+    return 0;
+  }
+  if (values.help || command === undefined) {
+    (command === undefined && !values.help ? io.err : io.out)(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  try {
+    const timeoutMs = positiveInt(values.timeout, "--timeout");
+    const requests = positiveInt(values.requests, "--requests") ?? 1000;
+    const concurrency = positiveInt(values.concurrency, "--concurrency") ?? 32;
+    switch (command) {
+      case "tools":
+        return await withBoard(values.config, timeoutMs, io, (board) => toolsCommand(board, io, values.json!));
+      case "call": {
+        const [tool, args] = toolAndArgs(rest, "call");
+        return await withBoard(values.config, timeoutMs, io, (board) => callCommand(board, io, tool, args, values.json!));
+      }
+      case "bench": {
+        const [tool, args] = toolAndArgs(rest, "bench");
+        return await withBoard(values.config, timeoutMs, io, (board) => benchCommand(board, io, tool, args, requests, concurrency));
+      }
+      case "demo":
+        return await demo(io, requests, concurrency);
+      default:
+        io.err(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    io.err(error instanceof McpError ? `${error.name}: ${error.message}` : String((error as Error)?.stack ?? error));
+    return 1;
+  }
+}
+
+async function withBoard(config: string | undefined, timeoutMs: number | undefined, io: Output, run: (board: Switchboard) => Promise<number>): Promise<number> {
+  const board = await openBoard(config, { timeoutMs });
+  try {
+    for (const line of downServers(board)) io.err(line);
+    return await run(board);
+  } finally {
+    await board.stop();
+  }
+}
+
+async function demo(io: Output, requests: number, concurrency: number): Promise<number> {
+  const server = fileURLToPath(new URL(`./demo-server${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+  // process.execArgv carries a TypeScript loader when this runs from source (tsx), so the server runs too.
+  const board = new Switchboard({ servers: { demo: { command: process.execPath, args: [...process.execArgv, server] } } });
+  await board.start();
+  try {
+    io.out("$ mcp-switchboard tools");
+    await toolsCommand(board, io, false);
+    io.out(`\n$ mcp-switchboard call demo__progress '{"steps":3}'`);
+    await callCommand(board, io, "demo__progress", { steps: 3 }, false);
+    io.out(`\n$ mcp-switchboard call demo__add '{"a":2,"b":40}'`);
+    await callCommand(board, io, "demo__add", { a: 2, b: 40 }, false);
+    io.out(`\n$ mcp-switchboard bench demo__echo '{"text":"hi"}' --requests ${requests} --concurrency ${concurrency}`);
+    await benchCommand(board, io, "demo__echo", { text: "hi" }, requests, concurrency);
+    io.out(`\nNext: write an mcp.json ({"mcpServers": {"name": {"command": "...", "args": [...]}}}) and run \`mcp-switchboard tools\`.`);
+    return 0;
+  } finally {
+    await board.stop();
+  }
+}
+
+function toolAndArgs(rest: string[], command: string): [string, Record<string, unknown>] {
+  const [tool, json] = rest;
+  if (tool === undefined) throw new McpError(`${command} needs a tool name (server__tool); see \`mcp-switchboard tools\``);
+  if (json === undefined) return [tool, {}];
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch (error) {
+    throw new McpError(`The arguments for ${tool} are not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new McpError(`The arguments for ${tool} must be a JSON object, like '{"a":1}'`);
+  return [tool, args as Record<string, unknown>];
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new McpError(`${flag} takes a whole number above 0, got "${value}"`);
+  return number;
+}
+
+const VERSION = "0.1.0";
+
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: Output = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+  process.exitCode = await main(process.argv.slice(2), io);
+}

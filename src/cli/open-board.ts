@@ -1,0 +1,26 @@
+/** Opens the Switchboard a command works on: from --config (default ./mcp.json), started and ready. */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { ConfigError } from "../jsonrpc/errors.js";
+import { Switchboard } from "../switchboard/switchboard.js";
+
+export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number } = {}): Promise<Switchboard> {
+  const path = resolve(configPath ?? "mcp.json");
+  if (!existsSync(path)) {
+    throw new ConfigError(
+      configPath === undefined
+        ? `No mcp.json in ${process.cwd()}: pass --config FILE, or try \`mcp-switchboard demo\``
+        : `${path} does not exist`,
+    );
+  }
+  const board = await Switchboard.fromConfig(path, options.timeoutMs === undefined ? {} : { client: { requestTimeoutMs: options.timeoutMs } });
+  await board.start();
+  return board;
+}
+
+/** One line per server that is not up, so a command's output says why its tools are missing. */
+export function downServers(board: Switchboard): string[] {
+  return Object.entries(board.status())
+    .filter(([, status]) => status.state !== "up" && status.state !== "disabled")
+    .map(([name, status]) => `server "${name}" is ${status.state}${status.lastError ? `: ${status.lastError}` : ""}`);
+}
