@@ -79,6 +79,10 @@ export class ConcurrencyLimiter {
       );
     }
 
+    // No limit (the default): nothing ever waits, and p-queue's bookkeeping (a task, an AbortSignal, a
+    // listener per call) was two thirds of a routed call's cost.
+    if (maxConcurrency === Infinity) return this.#runNow(fn);
+
     const ticket = new AbortController();
     this.#waiting.add(ticket);
     const leaveQueue = () => {
@@ -91,17 +95,21 @@ export class ConcurrencyLimiter {
     };
     signal?.addEventListener("abort", onCallerAbort, { once: true });
 
-    const task = async (): Promise<T> => {
+    const task = (): Promise<T> => {
       leaveQueue(); // from here on the caller's signal is fn's business
-      this.#running++;
-      try {
-        return await fn();
-      } finally {
-        this.#running--;
-      }
+      return this.#runNow(fn);
     };
     // Aborting the ticket while the call waits makes p-queue drop it and reject with the reason.
     return this.#queue.add(task, { signal: ticket.signal });
+  }
+
+  async #runNow<T>(fn: () => Promise<T> | T): Promise<T> {
+    this.#running++;
+    try {
+      return await fn();
+    } finally {
+      this.#running--;
+    }
   }
 
   /** Rejects every waiting call with `error` (running calls are left to finish). */
