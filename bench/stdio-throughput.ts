@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
-import { connect } from "../src/index.js";
+import { connect, Switchboard } from "../src/index.js";
 import { RawStdioClient } from "./lib/raw-stdio-client.js";
 import { OURS, runMatrix, type BenchServer } from "./lib/throughput-matrix.js";
 
@@ -34,6 +34,12 @@ const results = await runMatrix({
       const client = new Client({ name: "bench", version: "1" });
       await client.connect(new StdioClientTransport({ command: node, args: [server], stderr: "ignore" }));
       return { call: () => client.callTool({ name: "echo", arguments: args }), close: () => client.close() };
+    },
+    // The same client behind a Switchboard (routing, circuit breaker, limiter, hooks): the cost of supervision.
+    "same, via Switchboard": async (server) => {
+      const board = new Switchboard({ servers: { s: { command: node, args: [server] } }, client: { protocol: "legacy" } });
+      await board.start();
+      return { call: () => board.callTool("s__echo", args), close: () => board.stop() };
     },
     "raw JSON-RPC loop": async (server) => {
       const client = new RawStdioClient(node, [server]);
