@@ -5,6 +5,7 @@
 const VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 const TOOLS = [{ name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }];
 let buffered = "";
+let initialized = false;
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => {
   const text = buffered + chunk;
@@ -16,6 +17,13 @@ process.stdin.on("data", (chunk) => {
     if (line.length === 0) continue;
     const message = JSON.parse(line);
     if (message.id === undefined || message.method === undefined) continue;
+    // Some 2025 servers exit on any request that comes before initialize (RAW_EXIT_BEFORE_INITIALIZE=1),
+    // others say nothing (RAW_SILENT_BEFORE_INITIALIZE=1): the era probe must survive both.
+    if (!initialized && message.method !== "initialize") {
+      if (process.env.RAW_EXIT_BEFORE_INITIALIZE) process.exit(2);
+      if (process.env.RAW_SILENT_BEFORE_INITIALIZE) continue;
+    }
+    if (message.method === "initialize") initialized = true;
     let result;
     switch (message.method) {
       case "initialize": {

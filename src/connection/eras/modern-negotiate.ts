@@ -103,7 +103,15 @@ function modern(context: NegotiationContext, discover: Result, version: string):
   const meta = discover._meta as Record<string, unknown> | undefined;
   const capabilities = discover.capabilities;
   return {
-    dialect: new ModernDialect(wire, version, { http: transport.kind === "streamable-http", tasks: context.settings?.tasks === true }),
+    dialect: new ModernDialect(wire, version, {
+      http: transport.kind === "streamable-http",
+      tasks: context.settings?.tasks === true,
+      onLegacySign: (error) => {
+        if (cachedVerdict(transport.identity)?.kind !== "modern") return;
+        forgetVerdict(transport.identity);
+        wire.warn(new McpError(`The server answered like a 2025-era server (${error.message}); the next connection to it probes the protocol era again`, { cause: error }));
+      },
+    }),
     protocolVersion: version,
     serverCapabilities: isObject(capabilities) ? capabilities : {},
     serverInfo: isObject(meta?.[META_SERVER_INFO]) ? (meta[META_SERVER_INFO] as Implementation) : undefined,

@@ -38,8 +38,11 @@ export interface ModernDialectOptions {
   http: boolean;
   /** The tasks extension is declared: `resultType: "task"` is expected and driven. */
   tasks: boolean;
-  /** Versions the server listed in `server/discover` (for -32022 recovery). */
-  serverVersions?: readonly string[];
+  /**
+   * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
+   * session" answer): the cached era verdict that let us skip the probe is wrong now.
+   */
+  onLegacySign?: (error: Error) => void;
 }
 
 interface ToolFacts {
@@ -103,6 +106,7 @@ export class ModernDialect implements Dialect, ListenHost {
             continue;
           }
           if (error.code === -32021) throw missingCapabilities(method, error);
+          if (looksLegacy(error)) this.options.onLegacySign?.(error);
           if (method === "resources/read") throw asResourceNotFound(error, current?.uri);
         }
         if (error instanceof StreamLostError && !streamRetried && this.repeatable(method, current, options)) {
@@ -291,6 +295,11 @@ export class ModernDialect implements Dialect, ListenHost {
     if (method === "tools/call" && typeof params?.name === "string") return this.tools.get(params.name)?.repeatable === true;
     return false;
   }
+}
+
+/** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
+function looksLegacy(error: ProtocolError): boolean {
+  return (error.code <= -32000 && error.code >= -32019) || error.code === -32600;
 }
 
 function invalidResult(method: string, result: Result, why: string): ProtocolError {
