@@ -200,7 +200,7 @@ describe("results and methods per era", () => {
     expect(ticking).toBeInstanceOf(RequestTimeoutError);
     expect(ticking.message).toMatch(/maxTotalTimeoutMs/);
     await new Promise((r) => setTimeout(r, 10));
-    const cancels = server.messages("notifications/cancelled") as { params: { requestId: unknown } }[];
+    const cancels = server.messages("notifications/cancelled") as unknown as { params: { requestId: unknown } }[];
     const ids = server.messages("tools/call").map((m) => (m as { id: unknown }).id);
     expect(cancels.map((c) => c.params.requestId)).toEqual(ids);
     expect(client.connection.stats().pending).toBe(0);
