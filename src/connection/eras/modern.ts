@@ -6,7 +6,7 @@
  * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
  * is on. Servers send no requests.
  */
-import { McpError, ProtocolError, RequestCancelledError, StreamLostError } from "../../jsonrpc/errors.js";
+import { ConnectionClosedError, McpError, ProtocolError, RequestCancelledError, StreamLostError, TransportError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
@@ -109,7 +109,7 @@ export class ModernDialect implements Dialect, ListenHost {
           if (looksLegacy(error)) this.options.onLegacySign?.(error);
           if (method === "resources/read") throw asResourceNotFound(error, current?.uri);
         }
-        if (error instanceof StreamLostError && !streamRetried && this.repeatable(method, current, options)) {
+        if (lostOnTheWay(error) && !streamRetried && this.repeatable(method, current, options)) {
           // No resumption in this era: the request goes again as a new request (new id).
           streamRetried = true;
           continue;
@@ -295,6 +295,12 @@ export class ModernDialect implements Dialect, ListenHost {
     if (method === "tools/call" && typeof params?.name === "string") return this.tools.get(params.name)?.repeatable === true;
     return false;
   }
+}
+
+/** The exchange broke before its response (stream cut, socket reset): the request may or may not have run. */
+function lostOnTheWay(error: unknown): boolean {
+  if (error instanceof StreamLostError) return true;
+  return error instanceof TransportError && !(error instanceof ConnectionClosedError) && error.status === undefined && error.retryable;
 }
 
 /** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
