@@ -219,7 +219,7 @@ describe("2026 era over Streamable HTTP", () => {
   });
 
   it("checklist 28: modern HTTP never sends Mcp-Session-Id, GET or DELETE; legacy HTTP keeps the session id and DELETEs it on close", async () => {
-    const server = await serve(modernScript({ "server/discover": (request) => ({ ...(result(request, MODERN_DISCOVER) as object), headers: { "mcp-session-id": "should-be-ignored" } }) as Reply }));
+    const server = await serve(modernScript({ "server/discover": (request) => ({ status: 200, json: { jsonrpc: "2.0", id: request.body?.id, result: MODERN_DISCOVER }, headers: { "mcp-session-id": "should-be-ignored" } }) }));
     const client = await open(server.url);
     await client.listTools();
     await client.close();
