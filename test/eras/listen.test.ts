@@ -96,7 +96,7 @@ describe("subscriptions/listen", () => {
     await subscription.close();
     expect(await subscription.closed).toBe("local");
     await tick();
-    expect((server.messages("notifications/cancelled")[0] as { params: { requestId: unknown } }).params.requestId).toBe(subscription.id);
+    expect((server.messages("notifications/cancelled")[0] as unknown as { params: { requestId: unknown } }).params.requestId).toBe(subscription.id);
 
     const graceful = await client.listen({ toolsListChanged: true });
     server.send({ jsonrpc: "2.0", id: graceful.id!, result: { resultType: "complete", _meta: { [SID]: graceful.id } } });
