@@ -31,6 +31,8 @@ export async function negotiateModern(context: NegotiationContext): Promise<Nego
   }
   const ours: readonly string[] = pinned !== undefined ? [pinned] : MODERN_PROTOCOL_VERSIONS;
 
+  // HTTP+SSE is a 2025-only transport: a 2026 server cannot be behind it, so there is nothing to probe.
+  if (transport.kind === "sse" && pinned === undefined && prior?.kind !== "modern") return legacy(context, false);
   const known = prior ?? (pinned === undefined ? cachedVerdict(transport.identity) : undefined);
   if (known?.kind === "legacy" && pinned === undefined) return legacy(context, false);
   if (known?.kind === "modern") {
@@ -122,7 +124,7 @@ function modern(context: NegotiationContext, discover: Result, version: string):
 
 async function probe(wire: Wire, version: string, context: NegotiationContext, exit: Promise<McpError>): Promise<ProbeOutcome> {
   const transport = wire.transport;
-  const http = transport.kind === "streamable-http" || transport.kind === "sse";
+  const http = transport.kind === "streamable-http";
   const timeoutMs = Math.min(context.settings?.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, wire.requestTimeoutMs);
   const capabilities = context.settings?.tasks ? withTasks(wire.clientCapabilities) : wire.clientCapabilities;
   const params = { _meta: buildEnvelope(version, capabilities, wire.clientInfo) };
