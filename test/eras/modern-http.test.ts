@@ -169,6 +169,14 @@ describe("2026 era over Streamable HTTP", () => {
     expect(refused.message).toMatch(/connection refused|ECONNREFUSED/);
   });
 
+  it("checklist 10: over HTTP a probe that gets no answer is an outage, not a 2025 server", async () => {
+    const server = await serve((request) => (request.body?.method === "server/discover" ? { hang: true } : result(request, LEGACY_INIT)));
+    const error = await open(server.url, { probeTimeoutMs: 100 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/over HTTP silence is an outage/);
+    expect(server.posts("initialize")).toHaveLength(0);
+  });
+
   it("checklist 11: when the legacy fallback also fails with 400/404/405, the client tries HTTP+SSE (GET, endpoint event)", async () => {
     const sse = await startLegacySseServer();
     servers.push(sse);

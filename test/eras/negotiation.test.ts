@@ -134,6 +134,15 @@ describe("era negotiation", () => {
     expect(reprobed.era).toBe("legacy");
   });
 
+  it("checklist 12: a cached 2025 verdict for a server that moved to 2026 only falls forward (initialize refused with -32022 naming 2026)", async () => {
+    const identity = `test:${Math.random()}`;
+    await open(sameServer(new ScriptedServer().clientSide, identity));
+    const upgraded = modernServer(); // answers initialize with -32022 { supported: ["2026-07-28"] }
+    const client = await open(sameServer(upgraded.clientSide, identity));
+    expect(client.era).toBe("modern");
+    expect(requestsOf(upgraded).map((r) => r.method)).toEqual(["initialize", "server/discover"]);
+  });
+
   it("a prior verdict skips the probe: modern with zero round trips, legacy straight to initialize", async () => {
     const server = modernServer();
     const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT } });

@@ -83,7 +83,12 @@ async function legacy(context: NegotiationContext, probed: boolean): Promise<Neg
     rememberVerdict(transport.identity, { kind: "legacy" });
     return negotiated;
   } catch (error) {
-    if (!probed) forgetVerdict(transport.identity);
+    if (!probed) {
+      forgetVerdict(transport.identity);
+      // A cached 2025 verdict for a server that has since moved to 2026 only: it refuses `initialize`
+      // with -32022 naming a 2026 version. Probe again ("fall forward"), once.
+      if (fallsForward(error) && context.mode === "auto") return negotiateModern({ ...context, prior: undefined });
+    }
     const status = error instanceof TransportError ? error.status : undefined;
     const fallback = transport.fallbackTransport?.();
     if (fallback !== undefined && (status === 400 || status === 404 || status === 405)) {
@@ -176,6 +181,12 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
     if (error.status >= 400) return { kind: "legacy", why: `HTTP ${error.status} without a 2026-era error body` };
   }
   throw error;
+}
+
+function fallsForward(error: unknown): boolean {
+  if (!(error instanceof ProtocolError) || error.code !== -32022) return false;
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) && supported.some((version) => (MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(version));
 }
 
 function mutualVersion(discover: Result, ours: readonly string[]): string | undefined {
