@@ -413,7 +413,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     this.table.rejectAll(error);
     this.abortInbound(error);
     this.rejectWaiters(error);
-    this.dialect?.dispose?.();
+    this.dialect?.dispose?.("closed");
     await this.closeTransport();
   }
 
@@ -460,7 +460,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       this.table.rejectAll(failure instanceof McpError ? failure : new ConnectionClosedError(failure.message, { cause: failure }));
       this.rejectWaiters(failure);
       this.abortInbound(failure);
-      this.dialect?.dispose?.();
+      this.dialect?.dispose?.("failed");
       void this.closeTransport();
       this.emit("close", failure);
       this.removeAllListeners();

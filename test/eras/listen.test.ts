@@ -185,6 +185,22 @@ describe("subscriptions/listen", () => {
     expect(events).toEqual(["tools", "resources", "prompts", "updated file:///x"]);
   });
 
+  it("a closed client with open listens leaves no pending request, armed timer or subscription behind", async () => {
+    const server = listeningServer();
+    const client = await open(server);
+    const subscription = await client.listen({ toolsListChanged: true });
+    await client.subscribeResource("file:///a");
+    const unacked = modernServer();
+    unacked.on("subscriptions/listen", () => "silent");
+    const other = await open(unacked);
+    const pending = other.listen({ toolsListChanged: true }).catch((e) => e);
+    await client.close();
+    await other.close();
+    expect(await subscription.closed).toBe("local");
+    expect(await pending).toBeInstanceOf(Error);
+    for (const c of [client, other]) expect(c.connection.stats()).toEqual({ pending: 0, timerArmed: false, waiting: 0, inbound: 0 });
+  });
+
   it("subscribeResource works in the 2026 era through a listen with resourceSubscriptions", async () => {
     const server = listeningServer();
     const client = await open(server);

@@ -66,8 +66,8 @@ export interface Dialect {
   /** resources/subscribe in the 2025 era; a listen with `resourceSubscriptions` in the 2026 era. */
   subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
   unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
-  /** Called when the connection closes, to release era state (listen streams, caches). */
-  dispose?(): void;
+  /** Called when the connection closes (by the client) or fails, to release era state (listen streams). */
+  dispose?(how: "closed" | "failed"): void;
 }
 
 /** The server facts negotiation establishes. */

@@ -211,8 +211,8 @@ export class ModernDialect implements Dialect, ListenHost {
     else this.streams.set(id, stream);
   }
 
-  dispose(): void {
-    for (const subscription of this.subscriptions) subscription.finish("remote");
+  dispose(how: "closed" | "failed"): void {
+    for (const subscription of this.subscriptions) subscription.finish(how === "closed" ? "local" : "remote");
     this.subscriptions.clear();
     this.streams.clear();
   }
