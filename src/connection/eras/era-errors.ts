@@ -2,7 +2,7 @@
  * Failures that belong to protocol eras and their negotiation. All are `McpError`s (most are
  * `ProtocolError`s carrying the JSON-RPC code), so callers can catch them like any other.
  */
-import { McpError, ProtocolError } from "../../jsonrpc/errors.js";
+import { ConnectionClosedError, McpError, ProtocolError, StreamLostError, TransportError } from "../../jsonrpc/errors.js";
 import type { Result } from "./dialect.js";
 
 /** No protocol version both sides speak (-32022 without overlap, or a pinned version the server lacks). */
@@ -45,4 +45,29 @@ export function asResourceNotFound(error: unknown, uri: unknown): unknown {
 
 function hasUri(data: unknown): boolean {
   return typeof data === "object" && data !== null && typeof (data as { uri?: unknown }).uri === "string";
+}
+
+/** The exchange broke before its response (stream cut, socket reset): the request may or may not have run. */
+export function lostOnTheWay(error: unknown): boolean {
+  if (error instanceof StreamLostError) return true;
+  return error instanceof TransportError && !(error instanceof ConnectionClosedError) && error.status === undefined && error.retryable;
+}
+
+/** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
+export function looksLegacy(error: ProtocolError): boolean {
+  return (error.code <= -32000 && error.code >= -32019) || error.code === -32600;
+}
+
+export function invalidResult(method: string, result: Result, why: string): ProtocolError {
+  return new ProtocolError(`Invalid result for ${method}: ${why}`, -32603, { resultType: result.resultType });
+}
+
+export function missingCapabilities(method: string, error: ProtocolError): ProtocolError {
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  return new ProtocolError(
+    `${method}: the server requires client capabilities this client did not declare: ${JSON.stringify(required ?? "(not named)")}. ` +
+      "Give connect() the matching handler (onSampling, onElicitation, onRoots) or declare them in capabilities.",
+    -32021,
+    error.data,
+  );
 }

@@ -6,13 +6,13 @@
  * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
  * is on. Servers send no requests.
  */
-import { ConnectionClosedError, McpError, ProtocolError, RequestCancelledError, StreamLostError, TransportError } from "../../jsonrpc/errors.js";
+import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
 import { notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
-import { UnsupportedProtocolVersionError, asResourceNotFound } from "./era-errors.js";
+import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
 import {
   META_SUBSCRIPTION_ID,
@@ -25,7 +25,7 @@ import {
   type Envelope,
 } from "./modern-wire.js";
 import { MAX_INPUT_ROUNDS, MRTR_METHODS, nextRoundParams, roundsExceeded } from "./mrtr.js";
-import { headerDeclarations, paramHeaders, type HeaderParam } from "./param-headers.js";
+import { ToolFacts } from "./tool-facts.js";
 import { runTask } from "./tasks.js";
 
 /** Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. */
@@ -45,12 +45,6 @@ export interface ModernDialectOptions {
   onLegacySign?: (error: Error) => void;
 }
 
-interface ToolFacts {
-  headers: readonly HeaderParam[];
-  /** readOnlyHint or idempotentHint: safe to re-send after a lost stream. */
-  repeatable: boolean;
-}
-
 export class ModernDialect implements Dialect, ListenHost {
   readonly era = "modern" as const;
   readonly acceptsServerRequests = false;
@@ -59,7 +53,7 @@ export class ModernDialect implements Dialect, ListenHost {
   private logLevel: string | undefined;
   private readonly capabilities: Record<string, unknown>;
   /** From the last tools/list: what calls need in headers and whether they may be repeated. */
-  private tools = new Map<string, ToolFacts>();
+  private readonly tools: ToolFacts;
   private readonly streams = new Map<JsonRpcId, ListenStream>();
   private readonly subscriptions = new Set<Subscription>();
   private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
@@ -72,6 +66,7 @@ export class ModernDialect implements Dialect, ListenHost {
     this.protocolVersion = version;
     this.capabilities = options.tasks ? withTasks(wire.clientCapabilities) : wire.clientCapabilities;
     this.envelope = buildEnvelope(version, this.capabilities, wire.clientInfo);
+    this.tools = new ToolFacts(options.http, (error) => wire.warn(error));
   }
 
   get requestTimeoutMs(): number {
@@ -118,7 +113,7 @@ export class ModernDialect implements Dialect, ListenHost {
       }
       switch (result.resultType) {
         case "complete":
-          return method === "tools/list" ? this.rememberTools(result) : result;
+          return method === "tools/list" ? this.tools.learn(result) : result;
         case "input_required": {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
           if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded(method, MAX_INPUT_ROUNDS, result);
@@ -224,10 +219,7 @@ export class ModernDialect implements Dialect, ListenHost {
     const headers: Record<string, string> = { "mcp-method": method };
     const name = mcpNameOf(method, params);
     if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
-    if (method === "tools/call" && name !== undefined) {
-      const facts = this.tools.get(name);
-      if (facts !== undefined && facts.headers.length > 0) paramHeaders(facts.headers, params?.arguments as Record<string, unknown> | undefined, headers);
-    }
+    if (method === "tools/call" && name !== undefined) this.tools.addHeaders(name, params, headers);
     return { headers, resumable: false };
   }
 
@@ -259,7 +251,7 @@ export class ModernDialect implements Dialect, ListenHost {
 
   private async refreshTools(wire: Wire, options: RequestOptions | undefined): Promise<void> {
     let cursor: string | undefined;
-    this.tools = new Map(); // rememberTools fills it again, page by page
+    this.tools.reset(); // the listing below fills it again, page by page
     for (let page = 0; page < 1000; page++) {
       const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { timeoutMs: options?.timeoutMs, signal: options?.signal });
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
@@ -267,57 +259,10 @@ export class ModernDialect implements Dialect, ListenHost {
     }
   }
 
-  /** Learns each tool's header mirroring; over HTTP, drops tools whose declarations break the rules. */
-  private rememberTools(result: Result): Result {
-    const list = result.tools;
-    if (!Array.isArray(list)) return result;
-    const kept: unknown[] = [];
-    for (const tool of list as { name?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean } }[]) {
-      if (typeof tool?.name !== "string") continue;
-      const declarations = headerDeclarations(tool.inputSchema);
-      if (!declarations.ok) {
-        if (this.options.http) {
-          this.wire.warn(new McpError(`Tool "${tool.name}" dropped from tools/list: ${declarations.problem} (protocol 2026-07-28 forbids calling it over HTTP)`));
-          continue;
-        }
-        this.tools.set(tool.name, { headers: [], repeatable: false });
-      } else {
-        this.tools.set(tool.name, { headers: declarations.params, repeatable: tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true });
-      }
-      kept.push(tool);
-    }
-    return kept.length === list.length ? result : { ...result, tools: kept };
-  }
-
   private repeatable(method: string, params: Params | undefined, options: RequestOptions | undefined): boolean {
     if (options?.idempotent !== undefined) return options.idempotent;
     if (REPEATABLE.has(method)) return true;
-    if (method === "tools/call" && typeof params?.name === "string") return this.tools.get(params.name)?.repeatable === true;
+    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name);
     return false;
   }
-}
-
-/** The exchange broke before its response (stream cut, socket reset): the request may or may not have run. */
-function lostOnTheWay(error: unknown): boolean {
-  if (error instanceof StreamLostError) return true;
-  return error instanceof TransportError && !(error instanceof ConnectionClosedError) && error.status === undefined && error.retryable;
-}
-
-/** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
-function looksLegacy(error: ProtocolError): boolean {
-  return (error.code <= -32000 && error.code >= -32019) || error.code === -32600;
-}
-
-function invalidResult(method: string, result: Result, why: string): ProtocolError {
-  return new ProtocolError(`Invalid result for ${method}: ${why}`, -32603, { resultType: result.resultType });
-}
-
-function missingCapabilities(method: string, error: ProtocolError): ProtocolError {
-  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
-  return new ProtocolError(
-    `${method}: the server requires client capabilities this client did not declare: ${JSON.stringify(required ?? "(not named)")}. ` +
-      "Give connect() the matching handler (onSampling, onElicitation, onRoots) or declare them in capabilities.",
-    -32021,
-    error.data,
-  );
 }
