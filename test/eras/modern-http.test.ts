@@ -187,6 +187,14 @@ describe("2026 era over Streamable HTTP", () => {
     expect((await client.callTool("echo", { text: "via sse" })).content).toEqual([{ type: "text", text: "via sse" }]);
   });
 
+  it("checklist 11: when neither Streamable HTTP nor HTTP+SSE answers, the error says both were tried", async () => {
+    const server = await serve(() => ({ status: 404 }));
+    const error = await open(server.url).catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.message).toMatch(/server\/discover and initialize over Streamable HTTP failed.*HTTP\+SSE fallback failed too/);
+    expect(server.requests.map((r) => `${r.method} ${r.body?.method ?? ""}`.trim())).toEqual(["POST server/discover", "POST initialize", "GET"]);
+  });
+
   it("checklist 26: cancelling on HTTP aborts that request's exchange and POSTs no notifications/cancelled", async () => {
     const server = await serve(modernScript({ "tools/call": () => ({ hang: true }) }));
     const client = await open(server.url);

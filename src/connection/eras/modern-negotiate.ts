@@ -93,9 +93,18 @@ async function legacy(context: NegotiationContext, probed: boolean): Promise<Neg
     const fallback = transport.fallbackTransport?.();
     if (fallback !== undefined && (status === 400 || status === 404 || status === 405)) {
       // Neither era over Streamable HTTP: the deprecated HTTP+SSE transport (GET, then `endpoint`).
-      await wire.replaceTransport(fallback);
-      const negotiated = await initializeLegacy(wire);
-      return negotiated;
+      try {
+        await wire.replaceTransport(fallback);
+        const negotiated = await initializeLegacy(wire);
+        rememberVerdict(transport.identity, { kind: "legacy" });
+        return negotiated;
+      } catch (sseError) {
+        throw new TransportError(
+          `No MCP era answered at ${transport.identity ?? "the server"}: server/discover and initialize over Streamable HTTP failed (HTTP ${status}: ${(error as Error).message}), ` +
+            `and the HTTP+SSE fallback failed too (${(sseError as Error).message}). Check the URL.`,
+          { cause: sseError, delivered: false, status },
+        );
+      }
     }
     throw error;
   }
