@@ -17,7 +17,9 @@ export type HeaderDeclarations = { ok: true; params: HeaderParam[] } | { ok: fal
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MIRRORABLE = new Set(["string", "integer", "boolean"]);
 /** Keywords whose subschemas are not plain `properties` paths: a declaration below them is invalid. */
-const OTHER_SUBSCHEMAS = ["items", "prefixItems", "additionalProperties", "patternProperties", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$defs", "definitions", "dependentSchemas", "contains", "unevaluatedProperties", "propertyNames"];
+const OTHER_SUBSCHEMAS = ["items", "prefixItems", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "contains", "unevaluatedProperties", "propertyNames"];
+/** Keywords holding a map of name -> subschema (a declaration in them is reached through `$ref` or patterns). */
+const SUBSCHEMA_MAPS = ["$defs", "definitions", "patternProperties", "dependentSchemas"];
 
 /** Reads a tool's `x-mcp-header` declarations and checks them. */
 export function headerDeclarations(inputSchema: unknown): HeaderDeclarations {
@@ -48,6 +50,10 @@ export function headerDeclarations(inputSchema: unknown): HeaderDeclarations {
       for (const [key, child] of Object.entries(properties)) walk(child, path === undefined ? undefined : [...path, key], `${where}.properties.${key}`);
     }
     for (const keyword of OTHER_SUBSCHEMAS) if (keyword in schema) walk(schema[keyword], undefined, `${where}.${keyword}`);
+    for (const keyword of SUBSCHEMA_MAPS) {
+      const map = schema[keyword];
+      if (typeof map === "object" && map !== null) for (const [key, child] of Object.entries(map)) walk(child, undefined, `${where}.${keyword}.${key}`);
+    }
   };
   walk(inputSchema, [], "inputSchema");
   return problem === undefined ? { ok: true, params } : { ok: false, problem };
