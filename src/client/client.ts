@@ -115,11 +115,11 @@ export class McpClient {
   }
   /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.checked_("resources/subscribe");
+    await this.ensureCapability("resources/subscribe");
     await this.connection.subscribeResource(uri, options);
   }
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.checked_("resources/unsubscribe");
+    await this.ensureCapability("resources/unsubscribe");
     await this.connection.unsubscribeResource(uri, options);
   }
 
@@ -199,7 +199,7 @@ export class McpClient {
     return this.connection.close();
   }
 
-  private async checked_(method: string): Promise<void> {
+  private async ensureCapability(method: string): Promise<void> {
     if (this.enforceCapabilities && this.connection.state === "ready") {
       const missing = this.capabilityCheck(method);
       if (missing) throw missing;
