@@ -10,12 +10,16 @@ export type { ConnectionEvents, LogParams, ProgressParams, NotificationEvent } f
 export type { RequestOptions, ProgressInfo } from "./connection/request-options.js";
 export type { PriorVerdict, ProtocolMode, Era } from "./connection/eras/dialect.js";
 export { LEGACY_PROTOCOL_VERSIONS } from "./connection/eras/legacy.js";
+export { MODERN_PROTOCOL_VERSIONS } from "./connection/eras/modern-wire.js";
+export { Subscription, type ListenFilter, type ListenOptions, type ListenEnd } from "./connection/eras/listen.js";
+export { UnsupportedProtocolVersionError, InputRequiredRoundsError, ResourceNotFoundError } from "./connection/eras/era-errors.js";
 
 export {
   McpError,
   TransportError,
   ConnectionClosedError,
   SessionExpiredError,
+  StreamLostError,
   RequestTimeoutError,
   RequestCancelledError,
   ProtocolError,

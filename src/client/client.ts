@@ -3,7 +3,8 @@
  * right params; the connection does the work, the era dialect the wire details.
  */
 import type { Connection } from "../connection/connection.js";
-import type { Params, Result } from "../connection/eras/dialect.js";
+import type { Params, PriorVerdict, Result } from "../connection/eras/dialect.js";
+import type { ListenFilter, ListenOptions, Subscription } from "../connection/eras/listen.js";
 import type { ConnectionEvents } from "../connection/events.js";
 import type { ConnectionState } from "../connection/machine.js";
 import type { RequestOptions } from "../connection/request-options.js";
@@ -112,11 +113,33 @@ export class McpClient {
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request<ReadResourceResult>("resources/read", { uri }, options);
   }
+  /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.request("resources/subscribe", { uri }, options);
+    await this.ensureCapability("resources/subscribe");
+    await this.connection.subscribeResource(uri, options);
   }
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.request("resources/unsubscribe", { uri }, options);
+    await this.ensureCapability("resources/unsubscribe");
+    await this.connection.unsubscribeResource(uri, options);
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (2026 era) for the change notifications in `filter`; resolves
+   * after the server's acknowledgement (`subscription.honoured` is what it agreed to). They arrive as
+   * the usual events (`toolsChanged`, `resourceUpdated`, ...) and on the subscription itself. The 2025
+   * era has no listen (its notifications come unasked) and rejects with `MethodNotSupportedError`.
+   */
+  listen(filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
+    return this.connection.listen(filter, options);
+  }
+
+  /** 2026 era: the server's `server/discover` result (versions, capabilities, extensions, ttlMs, cacheScope). */
+  get discover(): Result | undefined {
+    return this.connection.negotiated?.discover;
+  }
+  /** The era verdict, to pass as `prior` when connecting to the same server later (skips the probe). */
+  get verdict(): PriorVerdict | undefined {
+    return this.connection.verdict;
   }
 
   // ---- prompts ----------------------------------------------------------------------------------------
@@ -174,6 +197,13 @@ export class McpClient {
   /** Closes the connection. Idempotent; every pending request settles. */
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  private async ensureCapability(method: string): Promise<void> {
+    if (this.enforceCapabilities && this.connection.state === "ready") {
+      const missing = this.capabilityCheck(method);
+      if (missing) throw missing;
+    }
   }
 
   private capabilityCheck(method: string): ReturnType<typeof missingCapability> {

@@ -30,6 +30,7 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     protocol: options.protocol,
     prior: options.prior,
     maxQueuedRequests: options.maxQueuedRequests,
+    negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks },
     handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
   });
   client = new McpClient(connection, options.enforceCapabilities ?? true, options.roots);

@@ -21,6 +21,13 @@ export interface ClientOptions {
   protocol?: ProtocolMode;
   /** An era verdict from an earlier connection to the same server, to skip the probe. */
   prior?: PriorVerdict;
+  /** How long the `"auto"` era probe waits on stdio before deciding the server is of the 2025 era (default 10000). */
+  probeTimeoutMs?: number;
+  /**
+   * Declare the tasks extension (2026 era): a tool call the server turns into a task is polled to its
+   * end, and `callTool` resolves with the final result.
+   */
+  tasks?: boolean;
   /** Answers `sampling/createMessage`. Declares the `sampling` capability. */
   onSampling?: (params: CreateMessageRequestParams, context: HandlerContext) => Promise<CreateMessageResult> | CreateMessageResult;
   /** Answers `elicitation/create`. Declares the `elicitation` capability (form and URL modes). */

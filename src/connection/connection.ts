@@ -30,6 +30,7 @@ import type {
   Dialect,
   Implementation,
   Negotiated,
+  NegotiationSettings,
   Params,
   PriorVerdict,
   ProtocolMode,
@@ -40,6 +41,9 @@ import type {
 import { notificationCancelled } from "./eras/dialect.js";
 import { notInEra } from "./eras/legacy.js";
 import { negotiate } from "./eras/negotiate.js";
+import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js";
+// Registers the 2026-era negotiator with negotiate.ts.
+import "./eras/modern-negotiate.js";
 import type { ConnectionEvents, LogParams, ProgressParams } from "./events.js";
 import { connectionMachine, type ConnectionState } from "./machine.js";
 import type { RequestOptions } from "./request-options.js";
@@ -59,6 +63,8 @@ export interface ConnectionOptions {
   handleServerRequest?: ServerRequestHandler;
   /** Requests made before the connection is ready wait in a queue of at most this many. */
   maxQueuedRequests?: number;
+  /** Era negotiation details: the probe's timeout, the tasks extension. */
+  negotiation?: NegotiationSettings;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -70,7 +76,8 @@ interface Waiter {
 }
 
 export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
-  readonly transport: Transport;
+  /** Replaced only during negotiation, by the HTTP+SSE fallback. */
+  transport: Transport;
   readonly table: RequestTable;
   readonly clientInfo: Implementation;
   readonly clientCapabilities: Record<string, unknown>;
@@ -106,8 +113,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       input: {
         table: this.table,
         work: {
-          openTransport: () => this.transport.start(this.sink),
-          negotiate: () => negotiate({ wire: this, mode: this.options.protocol ?? "auto", prior: this.options.prior }),
+          openTransport: () => this.transport.start(this.sinkFor(this.transport)),
+          negotiate: () => negotiate({ wire: this, mode: this.options.protocol ?? "auto", prior: this.options.prior, settings: this.options.negotiation }),
           beginNewSession: (error) => this.beginNewSession(error),
           shutdown: () => this.shutdown(),
         },
@@ -148,6 +155,34 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     return this.dialect!.notify(this, method, params);
   }
 
+  /**
+   * Opens a `subscriptions/listen` stream (2026 era); resolves once the server acknowledged it. The
+   * 2025 era has no such stream (its change notifications arrive unsolicited) and rejects with
+   * `MethodNotSupportedError`.
+   */
+  async listen(filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
+    if (this.state !== "ready") await this.whenReady(undefined);
+    return this.dialect!.listen(this, filter, options);
+  }
+
+  /** Resource update notifications for `uri`, in either era (resources/subscribe, or a listen). */
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    if (this.state !== "ready") await this.whenReady(options?.signal);
+    return this.dialect!.subscribeResource(this, uri, options);
+  }
+
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    if (this.state !== "ready") await this.whenReady(options?.signal);
+    return this.dialect!.unsubscribeResource(this, uri, options);
+  }
+
+  /** The era verdict to pass as `prior` to a later connection to the same server, once ready. */
+  get verdict(): PriorVerdict | undefined {
+    const negotiated = this.negotiated;
+    if (negotiated === undefined) return undefined;
+    return negotiated.discover !== undefined ? { kind: "modern", discover: negotiated.discover } : { kind: "legacy" };
+  }
+
   /** Closes the connection. Idempotent; every pending request settles with `ConnectionClosedError`. */
   async close(): Promise<void> {
     if (this.state === "idle") this.actor.send({ type: "CLOSE" });
@@ -159,7 +194,27 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   // ---- Wire: what dialects use ------------------------------------------------------------------
 
   roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result> {
+    return this.exchange(this.ids.allocate(), method, params, options, send);
+  }
+
+  roundTripWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> } {
     const id = this.ids.allocate();
+    return { id, result: this.exchange(id, method, params, options, send) };
+  }
+
+  forget(id: JsonRpcId, error: Error): void {
+    this.table.reject(id, error);
+  }
+
+  async replaceTransport(next: Transport): Promise<void> {
+    const old = this.transport;
+    this.transport = next;
+    // The old transport's close reaches a sink that no longer listens (see sinkFor).
+    await old.close().catch(() => {});
+    await next.start(this.sinkFor(next));
+  }
+
+  private exchange(id: JsonRpcId, method: string, params: Params | undefined, options: RequestOptions | undefined, send: SendOptions | undefined): Promise<Result> {
     if (options !== undefined && (options.onProgress !== undefined || options.resetTimeoutOnProgress)) {
       params = withProgressToken(params, id);
     }
@@ -184,15 +239,26 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
 
   // ---- inbound ------------------------------------------------------------------------------------
 
-  private readonly sink: TransportSink = {
-    message: (message) => this.dispatch(message),
-    error: (error) => this.emit("error", error),
-    close: (error) => this.transportClosed(error),
-    stderr: (text) => this.emit("stderr", text),
-    sessionExpired: (error) => {
-      if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
-    },
-  };
+  /** The sink for one transport: it goes deaf once that transport is replaced. */
+  private sinkFor(transport: Transport): TransportSink {
+    return {
+      message: (message) => {
+        if (this.transport === transport) this.dispatch(message);
+      },
+      error: (error) => {
+        if (this.transport === transport) this.emit("error", error);
+      },
+      close: (error) => {
+        if (this.transport === transport) this.transportClosed(error);
+      },
+      stderr: (text) => {
+        if (this.transport === transport) this.emit("stderr", text);
+      },
+      sessionExpired: (error) => {
+        if (this.transport === transport && this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
+      },
+    };
+  }
 
   private dispatch(message: JsonRpcMessage): void {
     if ("method" in message) {
@@ -242,6 +308,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       }
     }
     this.emit("notification", { method: message.method, params });
+    this.dialect?.onNotification?.(message.method, params);
   }
 
   private onServerRequest(request: JsonRpcRequest): void {
@@ -346,7 +413,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     this.table.rejectAll(error);
     this.abortInbound(error);
     this.rejectWaiters(error);
-    this.dialect?.dispose?.();
+    this.dialect?.dispose?.("closed");
     await this.closeTransport();
   }
 
@@ -393,7 +460,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       this.table.rejectAll(failure instanceof McpError ? failure : new ConnectionClosedError(failure.message, { cause: failure }));
       this.rejectWaiters(failure);
       this.abortInbound(failure);
-      this.dialect?.dispose?.();
+      this.dialect?.dispose?.("failed");
       void this.closeTransport();
       this.emit("close", failure);
       this.removeAllListeners();

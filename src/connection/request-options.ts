@@ -21,4 +21,9 @@ export interface RequestOptions {
    * fail at once instead.
    */
   waitForReady?: boolean;
+  /**
+   * 2026 era: whether the request may be sent again (as a new request) when its response stream breaks.
+   * Default: yes for reads and lists and for tools annotated read-only or idempotent, no otherwise.
+   */
+  idempotent?: boolean;
 }

@@ -65,6 +65,12 @@ export class TransportError extends McpError {
 /** The connection closed (by the caller or because the transport died) while the request was pending. */
 export class ConnectionClosedError extends TransportError {}
 
+/**
+ * The response stream of a request broke before its response and could not be resumed (the 2026 era
+ * has no resumption). The request may have run (`delivered`); re-sending it is safe only for reads.
+ */
+export class StreamLostError extends TransportError {}
+
 /** An HTTP session the server no longer knows (404 on a request that carried Mcp-Session-Id). */
 export class SessionExpiredError extends TransportError {}
 

@@ -67,10 +67,13 @@ export class MemoryTransport implements Transport {
   }
 }
 
-/** Returns `[clientSide, serverSide]`. */
+let pairs = 0;
+
+/** Returns `[clientSide, serverSide]`. Each pair is its own server identity (for the era verdict cache). */
 export function memoryPair(options: MemoryPairOptions = {}): [MemoryTransport, MemoryTransport] {
-  const a = new MemoryTransport("client", options.clone ?? false);
-  const b = new MemoryTransport("server", options.clone ?? false);
+  const pair = ++pairs;
+  const a = new MemoryTransport(`client-${pair}`, options.clone ?? false);
+  const b = new MemoryTransport(`server-${pair}`, options.clone ?? false);
   a.peer = b;
   b.peer = a;
   return [a, b];

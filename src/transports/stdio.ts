@@ -7,7 +7,7 @@
  * after stdout has drained, so responses written just before the exit are still delivered.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
+import { ConnectionClosedError, TransportError, type McpError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
@@ -47,6 +47,7 @@ export class StdioTransport implements Transport {
   private tail: StderrTail;
   private closing: Promise<void> | undefined;
   private closed = false;
+  private exitHandler: ((error: McpError) => void) | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.options = options;
@@ -138,19 +139,27 @@ export class StdioTransport implements Transport {
     if (this.child !== child) return; // an old process replaced by restart()
     this.child = undefined;
     if (this.closing || this.closed) return;
-    this.closed = true;
     const stderr = this.tail.toString();
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const error = new ConnectionClosedError(`MCP server "${this.displayName}" ${how}${stderr ? `. Last stderr:\n${stderr}` : " (it wrote nothing to stderr)"}`, {
+      exitCode: code,
+      signal,
+      stderr,
+      delivered: true,
+    });
+    if (this.exitHandler) {
+      // Survivable (an era probe is running): the transport stays open for restart().
+      this.exitHandler(error);
+      return;
+    }
+    this.closed = true;
     const sink = this.sink;
     this.sink = undefined;
-    sink?.close(
-      new ConnectionClosedError(`MCP server "${this.displayName}" ${how}${stderr ? `. Last stderr:\n${stderr}` : " (it wrote nothing to stderr)"}`, {
-        exitCode: code,
-        signal,
-        stderr,
-        delivered: true,
-      }),
-    );
+    sink?.close(error);
+  }
+
+  setExitHandler(handler: ((error: McpError) => void) | undefined): void {
+    this.exitHandler = handler;
   }
 
   /**

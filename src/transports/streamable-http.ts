@@ -10,11 +10,13 @@
  * ids already seen are dropped, so nothing is delivered twice.
  */
 import type { Agent, IncomingMessage } from "node:http";
-import { ConnectionClosedError, SessionExpiredError, TransportError } from "../jsonrpc/errors.js";
+import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
+import { LegacySseTransport } from "./legacy-sse.js";
+import { sleep } from "./sleep.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type HeaderProvider = () => Record<string, string> | Promise<Record<string, string>>;
@@ -48,6 +50,7 @@ export class StreamableHttpTransport implements Transport {
   sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private abortCancels = false;
+  private stateless = false;
   private sink: TransportSink | undefined;
   private readonly agent: Agent;
   private readonly options: StreamableHttpOptions;
@@ -83,6 +86,17 @@ export class StreamableHttpTransport implements Transport {
   /** The 2026 era cancels a request by aborting its exchange instead of notifying. */
   setCancelsByAbort(value: boolean): void {
     this.abortCancels = value;
+  }
+
+  fallbackTransport(): Transport {
+    return new LegacySseTransport({ url: this.url, headers: this.options.headers });
+  }
+
+  /** The 2026 era: no sessions (nothing stored, sent or DELETEd) and cancellation by abort. */
+  enterStatelessEra(): void {
+    this.stateless = true;
+    this.abortCancels = true;
+    this.sessionId = undefined;
   }
 
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
@@ -166,7 +180,7 @@ export class StreamableHttpTransport implements Transport {
           : state.lastEventId === undefined
             ? "the server sent no event ids to resume from"
             : `${attempts} resume attempts failed`;
-        throw new TransportError(`The event stream for request ${String(requestId)} at ${this.url.href} ${broken ? `broke (${broken.message})` : "ended"} before its response; ${why}. The request may have run.`, {
+        throw new StreamLostError(`The event stream for request ${String(requestId)} at ${this.url.href} ${broken ? `broke (${broken.message})` : "ended"} before its response; ${why}. The request may have run.`, {
           url: this.url.href,
           delivered: true,
           cause: broken,
@@ -325,6 +339,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private captureSession(response: IncomingMessage): void {
+    if (this.stateless) return;
     const id = headerValue(response, "mcp-session-id");
     if (id !== undefined && id !== "") this.sessionId = id;
   }
@@ -368,16 +383,4 @@ function lowerCase(headers: Record<string, string> | undefined): Record<string, 
   const out: Record<string, string> = {};
   if (headers) for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
   return out;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -69,6 +69,19 @@ export interface Transport {
    * stdio: stop the process and start a fresh one (used when a legacy server exits on an era probe).
    */
   restart?(): Promise<void>;
+  /**
+   * stdio: while a handler is set, an exit of the process calls it instead of closing the transport, so
+   * `restart()` can bring the server back. The era probe uses it: some 2025 servers exit on a request
+   * that comes before `initialize`.
+   */
+  setExitHandler?(handler: ((error: McpError) => void) | undefined): void;
+  /**
+   * HTTP: switch to the 2026 era's rules: no session id is stored or sent (so no DELETE), and a request
+   * is cancelled by aborting its exchange.
+   */
+  enterStatelessEra?(): void;
+  /** Streamable HTTP: the same endpoint over the deprecated HTTP+SSE transport, for 2025 servers without the newer one. */
+  fallbackTransport?(): Transport;
   /** stdio: the child's pid while it runs. */
   readonly pid?: number | undefined;
   /** A stable key for "the same server" (stdio command line, HTTP origin+path): the era cache uses it. */

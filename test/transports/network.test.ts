@@ -68,7 +68,7 @@ describe("Streamable HTTP", () => {
     expect((client.connection.transport as StreamableHttpTransport).sessionId).toBeUndefined();
   });
 
-  it("resumes a stream cut mid-call with Last-Event-ID: remaining progress and the result arrive exactly once", async () => {
+  it("checklist 27 (2025 era): resumes a stream cut mid-call with Last-Event-ID: remaining progress and the result arrive exactly once", async () => {
     const server = track(await startStreamableHttpServer({ stateful: true, eventStore: true, retryMs: 50 }));
     const proxy = track(await startCuttingProxy(server.port, "notifications/progress", 2));
     const client = track(await connect({ url: proxy.url }, { protocol: "legacy" }));

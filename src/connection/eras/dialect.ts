@@ -6,6 +6,7 @@ import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions, Transport } from "../../transports/transport.js";
 import type { PendingRequest } from "../request-table.js";
 import type { RequestOptions } from "../request-options.js";
+import type { ListenFilter, ListenOptions, Subscription } from "./listen.js";
 
 export type Era = "legacy" | "modern";
 export type Params = Record<string, unknown>;
@@ -32,6 +33,12 @@ export interface Wire {
    * connection negotiates. A progress token is added to `params._meta` when options ask for progress.
    */
   roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result>;
+  /** `roundTrip`, also telling the id it used (listen streams are known by their request id). */
+  roundTripWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> };
+  /** Swaps the transport under the connection (HTTP: the deprecated HTTP+SSE fallback). */
+  replaceTransport(next: Transport): Promise<void>;
+  /** Settles a pending request locally, telling the server nothing (it ended the exchange itself). */
+  forget(id: JsonRpcId, error: Error): void;
   /** Sends a notification (fire and forget; a failed send rejects). */
   sendNotification(method: string, params?: Params, send?: SendOptions): Promise<void>;
   /** The client's handlers for server-to-client requests (the same in both eras). */
@@ -52,8 +59,15 @@ export interface Dialect {
   hasMethod(method: string): boolean;
   /** Tells the server a sent request is no longer wanted (timeout or caller abort). */
   cancel(wire: Wire, entry: PendingRequest, reason: string): void;
-  /** Called when the connection closes, to release era state (listen streams, caches). */
-  dispose?(): void;
+  /** Sees every notification from the server (after the connection emitted its events). */
+  onNotification?(method: string, params: Params | undefined): void;
+  /** Opens a `subscriptions/listen` stream; the 2025 era has none and throws its typed error. */
+  listen(wire: Wire, filter: ListenFilter, options?: ListenOptions): Promise<Subscription>;
+  /** resources/subscribe in the 2025 era; a listen with `resourceSubscriptions` in the 2026 era. */
+  subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
+  unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
+  /** Called when the connection closes (by the client) or fails, to release era state (listen streams). */
+  dispose?(how: "closed" | "failed"): void;
 }
 
 /** The server facts negotiation establishes. */
@@ -74,9 +88,18 @@ export interface NegotiationContext {
   mode: ProtocolMode;
   /** A verdict from an earlier connection to the same server, to skip probing. */
   prior?: PriorVerdict;
+  settings?: NegotiationSettings;
 }
 
 export type PriorVerdict = { kind: "legacy" } | { kind: "modern"; discover: Result };
+
+/** Client-side choices that shape a negotiation. */
+export interface NegotiationSettings {
+  /** How long the era probe waits for an answer before deciding "2025 era" (stdio only). */
+  probeTimeoutMs?: number;
+  /** Declare and drive the tasks extension (`io.modelcontextprotocol/tasks`). */
+  tasks?: boolean;
+}
 
 export type Negotiator = (context: NegotiationContext) => Promise<Negotiated>;
 

@@ -5,6 +5,8 @@
  */
 import { MethodNotSupportedError, ProtocolError } from "../../jsonrpc/errors.js";
 import type { RequestOptions } from "../request-options.js";
+import { asResourceNotFound } from "./era-errors.js";
+import type { Subscription } from "./listen.js";
 import type { PendingRequest } from "../request-table.js";
 import {
   notificationCancelled,
@@ -29,7 +31,24 @@ export class LegacyDialect implements Dialect {
   constructor(readonly protocolVersion: string) {}
 
   request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
-    return wire.roundTrip(method, params, options);
+    const pending = wire.roundTrip(method, params, options);
+    if (method !== "resources/read") return pending;
+    return pending.catch((error: unknown) => {
+      throw asResourceNotFound(error, params?.uri);
+    });
+  }
+
+  /** The era has no listen stream: change notifications arrive unsolicited. */
+  listen(): Promise<Subscription> {
+    return Promise.reject(notInEra("subscriptions/listen", this.era, this.protocolVersion));
+  }
+
+  async subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void> {
+    await wire.roundTrip("resources/subscribe", { uri }, options);
+  }
+
+  async unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void> {
+    await wire.roundTrip("resources/unsubscribe", { uri }, options);
   }
 
   notify(wire: Wire, method: string, params?: Params): Promise<void> {

@@ -1,0 +1,73 @@
+/**
+ * Failures that belong to protocol eras and their negotiation. All are `McpError`s (most are
+ * `ProtocolError`s carrying the JSON-RPC code), so callers can catch them like any other.
+ */
+import { ConnectionClosedError, McpError, ProtocolError, StreamLostError, TransportError } from "../../jsonrpc/errors.js";
+import type { Result } from "./dialect.js";
+
+/** No protocol version both sides speak (-32022 without overlap, or a pinned version the server lacks). */
+export class UnsupportedProtocolVersionError extends ProtocolError {
+  constructor(message: string, data: { supported?: unknown; requested?: unknown }) {
+    super(message, -32022, data);
+  }
+}
+
+/** The server kept answering `input_required` beyond the rounds limit. `lastResult` is its last answer. */
+export class InputRequiredRoundsError extends McpError {
+  constructor(
+    message: string,
+    readonly rounds: number,
+    readonly lastResult: Result,
+  ) {
+    super(message, { retryable: false, delivered: true });
+  }
+}
+
+/** resources/read of a URI the server does not have (-32602 in 2026-07-28, -32002 from 2025 servers). */
+export class ResourceNotFoundError extends ProtocolError {
+  constructor(
+    message: string,
+    code: number,
+    readonly uri: string,
+    data?: unknown,
+  ) {
+    super(message, code, data);
+  }
+}
+
+/** Turns the not-found answers of both eras into one `ResourceNotFoundError`; other errors pass. */
+export function asResourceNotFound(error: unknown, uri: unknown): unknown {
+  if (!(error instanceof ProtocolError) || error instanceof ResourceNotFoundError) return error;
+  const notFound = error.code === -32002 || (error.code === -32602 && (hasUri(error.data) || /not found/i.test(error.message)));
+  if (!notFound) return error;
+  return new ResourceNotFoundError(`Resource not found: ${String(uri)} (${error.message})`, error.code, String(uri), error.data);
+}
+
+function hasUri(data: unknown): boolean {
+  return typeof data === "object" && data !== null && typeof (data as { uri?: unknown }).uri === "string";
+}
+
+/** The exchange broke before its response (stream cut, socket reset): the request may or may not have run. */
+export function lostOnTheWay(error: unknown): boolean {
+  if (error instanceof StreamLostError) return true;
+  return error instanceof TransportError && !(error instanceof ConnectionClosedError) && error.status === undefined && error.retryable;
+}
+
+/** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
+export function looksLegacy(error: ProtocolError): boolean {
+  return (error.code <= -32000 && error.code >= -32019) || error.code === -32600;
+}
+
+export function invalidResult(method: string, result: Result, why: string): ProtocolError {
+  return new ProtocolError(`Invalid result for ${method}: ${why}`, -32603, { resultType: result.resultType });
+}
+
+export function missingCapabilities(method: string, error: ProtocolError): ProtocolError {
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  return new ProtocolError(
+    `${method}: the server requires client capabilities this client did not declare: ${JSON.stringify(required ?? "(not named)")}. ` +
+      "Give connect() the matching handler (onSampling, onElicitation, onRoots) or declare them in capabilities.",
+    -32021,
+    error.data,
+  );
+}

@@ -1,0 +1,268 @@
+/**
+ * The stateless era (2026-07-28): no handshake and no session. Every request carries the protocol
+ * version and client capabilities in `params._meta` (the envelope, built once per connection and
+ * shared); over HTTP it also names itself in `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` headers and is
+ * cancelled by aborting its exchange. Results say what they are in `resultType`; `input_required` is
+ * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
+ * is on. Servers send no requests.
+ */
+import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
+import type { JsonRpcId } from "../../jsonrpc/messages.js";
+import type { SendOptions } from "../../transports/transport.js";
+import type { RequestOptions } from "../request-options.js";
+import type { PendingRequest } from "../request-table.js";
+import { notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
+import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
+import {
+  META_SUBSCRIPTION_ID,
+  MODERN_PROTOCOL_VERSIONS,
+  buildEnvelope,
+  encodeHeaderValue,
+  mcpNameOf,
+  withEnvelope,
+  withTasks,
+  type Envelope,
+} from "./modern-wire.js";
+import { MAX_INPUT_ROUNDS, MRTR_METHODS, nextRoundParams, roundsExceeded } from "./mrtr.js";
+import { ToolFacts } from "./tool-facts.js";
+import { runTask } from "./tasks.js";
+
+/** Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. */
+const LEGACY_ONLY = new Set(["initialize", "ping", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
+/** Results that are safe to fetch again when their stream broke (they change nothing). */
+const REPEATABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "prompts/get", "server/discover", "completion/complete", "tasks/get"]);
+
+export interface ModernDialectOptions {
+  /** The transport is HTTP: send the header layer and drop tools whose header annotations are invalid. */
+  http: boolean;
+  /** The tasks extension is declared: `resultType: "task"` is expected and driven. */
+  tasks: boolean;
+  /**
+   * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
+   * session" answer): the cached era verdict that let us skip the probe is wrong now.
+   */
+  onLegacySign?: (error: Error) => void;
+}
+
+export class ModernDialect implements Dialect, ListenHost {
+  readonly era = "modern" as const;
+  readonly acceptsServerRequests = false;
+  protocolVersion: string;
+  private envelope: Envelope;
+  private logLevel: string | undefined;
+  private readonly capabilities: Record<string, unknown>;
+  /** From the last tools/list: what calls need in headers and whether they may be repeated. */
+  private readonly tools: ToolFacts;
+  private readonly streams = new Map<JsonRpcId, ListenStream>();
+  private readonly subscriptions = new Set<Subscription>();
+  private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
+
+  constructor(
+    private readonly wire: Wire,
+    version: string,
+    private readonly options: ModernDialectOptions,
+  ) {
+    this.protocolVersion = version;
+    this.capabilities = options.tasks ? withTasks(wire.clientCapabilities) : wire.clientCapabilities;
+    this.envelope = buildEnvelope(version, this.capabilities, wire.clientInfo);
+    this.tools = new ToolFacts(options.http, (error) => wire.warn(error));
+  }
+
+  get requestTimeoutMs(): number {
+    return this.wire.requestTimeoutMs;
+  }
+
+  hasMethod(method: string): boolean {
+    return !LEGACY_ONLY.has(method);
+  }
+
+  async request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
+    if (method === "logging/setLevel") return this.setLogLevel(params);
+    let current = params;
+    let versionRetried = false;
+    let headersRetried = false;
+    let streamRetried = false;
+    for (let round = 0; ; ) {
+      let result: Result;
+      try {
+        result = await wire.roundTrip(method, withEnvelope(current, this.envelope), options, this.sendFor(method, current));
+      } catch (error) {
+        if (error instanceof ProtocolError) {
+          if (error.code === -32022 && !versionRetried) {
+            versionRetried = true;
+            this.switchVersion(error);
+            continue;
+          }
+          if (error.code === -32020 && method === "tools/call" && !headersRetried) {
+            // The header layer disagreed with the body: the tool list we mirrored from is stale.
+            headersRetried = true;
+            await this.refreshTools(wire, options);
+            continue;
+          }
+          if (error.code === -32021) throw missingCapabilities(method, error);
+          if (looksLegacy(error)) this.options.onLegacySign?.(error);
+          if (method === "resources/read") throw asResourceNotFound(error, current?.uri);
+        }
+        if (lostOnTheWay(error) && !streamRetried && this.repeatable(method, current, options)) {
+          // No resumption in this era: the request goes again as a new request (new id).
+          streamRetried = true;
+          continue;
+        }
+        throw error;
+      }
+      switch (result.resultType) {
+        case "complete":
+          return method === "tools/list" ? this.tools.learn(result) : result;
+        case "input_required": {
+          if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
+          if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded(method, MAX_INPUT_ROUNDS, result);
+          current = await nextRoundParams(wire, params, result, options?.signal);
+          if (options?.signal?.aborted) throw new RequestCancelledError(`Request ${method} was cancelled while answering the server's input requests`);
+          continue;
+        }
+        case "task":
+          if (this.options.tasks && method === "tools/call") {
+            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options);
+          }
+          throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
+        case undefined:
+          throw invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
+        default:
+          throw invalidResult(method, result, `unknown resultType ${JSON.stringify(result.resultType)}`);
+      }
+    }
+  }
+
+  notify(wire: Wire, method: string, params?: Params): Promise<void> {
+    return wire.sendNotification(method, withEnvelope(params, this.envelope), this.options.http ? { headers: { "mcp-method": method } } : undefined);
+  }
+
+  cancel(wire: Wire, entry: PendingRequest, reason: string): void {
+    // HTTP requests are cancelled by aborting their exchange (the connection does that); this is stdio.
+    notificationCancelled(wire, entry.id, reason);
+  }
+
+  onNotification(method: string, params: Params | undefined): void {
+    if (method === "notifications/cancelled") {
+      const id = (params as { requestId?: JsonRpcId } | undefined)?.requestId;
+      if (id !== undefined) this.streams.get(id)?.cancelledByServer();
+      return;
+    }
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const id = meta?.[META_SUBSCRIPTION_ID] as JsonRpcId | undefined;
+    // Untagged notifications belong to a request's own stream (progress, logs), not to a listen.
+    if (id === undefined) return;
+    const stream = this.streams.get(id);
+    if (stream === undefined) return;
+    if (method === "notifications/subscriptions/acknowledged") stream.acknowledged((params?.notifications ?? {}) as ListenFilter);
+    else stream.deliver(method, params);
+  }
+
+  async listen(wire: Wire, filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
+    const subscription = new Subscription(wire, this, filter, options);
+    this.subscriptions.add(subscription);
+    void subscription.closed.then(() => this.subscriptions.delete(subscription));
+    try {
+      await subscription.open();
+    } catch (error) {
+      subscription.finish("remote");
+      throw error;
+    }
+    return subscription;
+  }
+
+  async subscribeResource(wire: Wire, uri: string): Promise<void> {
+    if (this.resourceWatch.uris.has(uri)) return;
+    this.resourceWatch.uris.add(uri);
+    await this.rewatch(wire).catch((error: unknown) => {
+      this.resourceWatch.uris.delete(uri);
+      throw error;
+    });
+  }
+
+  async unsubscribeResource(wire: Wire, uri: string): Promise<void> {
+    if (!this.resourceWatch.uris.delete(uri)) return;
+    await this.rewatch(wire);
+  }
+
+  /** One listen carries every resource subscription: a new set opens a new stream, then the old closes. */
+  private async rewatch(wire: Wire): Promise<void> {
+    const old = this.resourceWatch.subscription;
+    const uris = [...this.resourceWatch.uris];
+    this.resourceWatch.subscription = uris.length === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: uris });
+    await old?.close();
+  }
+
+  // ---- ListenHost -----------------------------------------------------------------------------------
+
+  prepare(filter: ListenFilter): { params: Params; send: SendOptions | undefined } {
+    const params = withEnvelope({ notifications: filter }, this.envelope);
+    return { params, send: this.sendFor("subscriptions/listen", undefined) };
+  }
+
+  route(id: JsonRpcId, stream: ListenStream | undefined): void {
+    if (stream === undefined) this.streams.delete(id);
+    else this.streams.set(id, stream);
+  }
+
+  dispose(how: "closed" | "failed"): void {
+    for (const subscription of this.subscriptions) subscription.finish(how === "closed" ? "local" : "remote");
+    this.subscriptions.clear();
+    this.streams.clear();
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------
+
+  private sendFor(method: string, params: Params | undefined): SendOptions | undefined {
+    if (!this.options.http) return undefined;
+    const headers: Record<string, string> = { "mcp-method": method };
+    const name = mcpNameOf(method, params);
+    if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
+    if (method === "tools/call" && name !== undefined) this.tools.addHeaders(name, params, headers);
+    return { headers, resumable: false };
+  }
+
+  private setLogLevel(params: Params | undefined): Result {
+    const level = params?.level;
+    if (typeof level !== "string") throw new ProtocolError("logging/setLevel needs a level", -32602);
+    // The era has no logging/setLevel: the level rides in every later request's _meta instead.
+    this.logLevel = level;
+    this.envelope = buildEnvelope(this.protocolVersion, this.capabilities, this.wire.clientInfo, level);
+    return {};
+  }
+
+  /** -32022 mid-session: move to a version both sides speak, or say clearly that there is none. */
+  private switchVersion(error: ProtocolError): void {
+    const data = (error.data ?? {}) as { supported?: unknown; requested?: unknown };
+    const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+    const mutual = (MODERN_PROTOCOL_VERSIONS as readonly string[]).find((v) => supported.includes(v) && v !== this.protocolVersion);
+    if (mutual === undefined) {
+      throw new UnsupportedProtocolVersionError(
+        `The server no longer accepts protocol ${this.protocolVersion} and supports ${supported.length ? supported.join(", ") : "no version it named"}; ` +
+          `this client speaks ${[...MODERN_PROTOCOL_VERSIONS].join(", ")} and 2025 versions. Reconnect (the era is negotiated again) or pin protocol: "legacy" if the server went back to 2025.`,
+        data,
+      );
+    }
+    this.protocolVersion = mutual;
+    this.envelope = buildEnvelope(mutual, this.capabilities, this.wire.clientInfo, this.logLevel);
+    this.wire.transport.setProtocolVersion?.(mutual);
+  }
+
+  private async refreshTools(wire: Wire, options: RequestOptions | undefined): Promise<void> {
+    let cursor: string | undefined;
+    this.tools.reset(); // the listing below fills it again, page by page
+    for (let page = 0; page < 1000; page++) {
+      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { timeoutMs: options?.timeoutMs, signal: options?.signal });
+      cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
+      if (cursor === undefined) break;
+    }
+  }
+
+  private repeatable(method: string, params: Params | undefined, options: RequestOptions | undefined): boolean {
+    if (options?.idempotent !== undefined) return options.idempotent;
+    if (REPEATABLE.has(method)) return true;
+    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name);
+    return false;
+  }
+}

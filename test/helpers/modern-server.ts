@@ -1,0 +1,50 @@
+/**
+ * A hand-driven 2026-07-28 server on a memory pair (a ScriptedServer with the stateless era's answers):
+ * `server/discover`, lists and calls with `resultType`, `-32601` for `initialize`. Tests override any
+ * method with `on()` and read the wire from `received`.
+ */
+import type { JsonRpcId, JsonRpcRequest } from "../../src/jsonrpc/messages.js";
+import { ScriptedServer } from "./scripted-server.js";
+
+export const ENVELOPE_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const ENVELOPE_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const ENVELOPE_INFO = "io.modelcontextprotocol/clientInfo";
+
+export const DISCOVER_RESULT = {
+  resultType: "complete",
+  supportedVersions: ["2026-07-28"],
+  capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
+  instructions: "modern instructions",
+  ttlMs: 60_000,
+  cacheScope: "public",
+  _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern-scripted", version: "2.0.0" } },
+};
+
+export function modernServer(): ScriptedServer {
+  const server = new ScriptedServer();
+  server
+    .on("server/discover", () => DISCOVER_RESULT)
+    .on("initialize", (request, s) => {
+      s.send({ jsonrpc: "2.0", id: request.id, error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2025-11-25" } } });
+      return "silent";
+    })
+    .on("tools/list", () => ({ resultType: "complete", ttlMs: 5000, cacheScope: "private", tools: [{ name: "echo", inputSchema: { type: "object" } }] }))
+    .on("tools/call", (request) => {
+      const args = (request.params as { arguments?: { text?: string } }).arguments;
+      return { resultType: "complete", content: [{ type: "text", text: args?.text ?? "" }] };
+    });
+  return server;
+}
+
+export function replyError(server: ScriptedServer, id: JsonRpcId, code: number, message: string, data?: unknown): "silent" {
+  server.send({ jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } });
+  return "silent";
+}
+
+export function metaOf(request: unknown): Record<string, unknown> {
+  return ((request as JsonRpcRequest).params?._meta ?? {}) as Record<string, unknown>;
+}
+
+export function requestsOf(server: ScriptedServer): JsonRpcRequest[] {
+  return server.received.filter((m): m is JsonRpcRequest => "method" in m && "id" in m);
+}

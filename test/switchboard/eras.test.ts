@@ -1,0 +1,51 @@
+/**
+ * The Switchboard and its supervisor never branch on the protocol era: a 2026 server and a 2025 server
+ * side by side in auto mode, one namespaced tool list, calls to both; a supervisor restart of the 2026
+ * server reuses the cached era verdict instead of probing again.
+ */
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { Switchboard } from "../../src/switchboard/switchboard.js";
+import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
+import type { StdioTransport } from "../../src/transports/stdio.js";
+import { waitFor } from "../helpers/processes.js";
+
+const modernStdio = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
+const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));
+const node = process.execPath;
+const fastRestart = { maxRestarts: 5, withinMs: 10_000, backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 } };
+
+let board: Switchboard | undefined;
+afterEach(async () => {
+  await board?.stop();
+  board = undefined;
+  expect(liveProcessCount()).toBe(0);
+});
+
+describe("Switchboard across protocol eras", () => {
+  it("serves a 2026 and a 2025 server side by side; a restart of the 2026 server skips the era probe (checklist 12)", async () => {
+    board = new Switchboard({
+      servers: {
+        modern: { command: node, args: [modernStdio, "modern-only", `--case=${Math.random()}`], restart: fastRestart },
+        old: { command: node, args: [echoServer, `--case=${Math.random()}`] },
+      },
+    });
+    await board.start();
+    expect(board.client("modern")!.era).toBe("modern");
+    expect(board.client("old")!.era).toBe("legacy");
+    const names = (await board.listTools()).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["modern__echo", "modern__add", "old__echo"]));
+    expect((await board.callTool("modern__add", { a: 1, b: 2 })).content).toEqual([{ type: "text", text: "3" }]);
+    expect((await board.callTool("old__echo", { text: "2025" })).content).toEqual([{ type: "text", text: "2025" }]);
+
+    const discovered = board.client("modern")!.discover;
+    const pid = (board.client("modern")!.connection.transport as StdioTransport).pid!;
+    process.kill(pid, "SIGKILL");
+    await waitFor(() => board!.status().modern.restarts > 0 && board!.status().modern.state === "up");
+    const restarted = board.client("modern")!;
+    expect(restarted.era).toBe("modern");
+    // The same DiscoverResult object: it came from the verdict cache, not from a new server/discover.
+    expect(restarted.discover).toBe(discovered);
+    expect((await board.callTool("modern__echo", { text: "after restart" })).content).toEqual([{ type: "text", text: "after restart" }]);
+  }, 20_000);
+});
