@@ -23,7 +23,7 @@ export class StructuredContentError extends ProtocolError {
   }
 }
 
-type Compiler = { compile(schema: object): ValidateFunction };
+type Compiler = { compile(schema: object): ValidateFunction; removeSchema(schema: object): unknown };
 
 export class OutputValidator {
   private modern: Compiler | undefined;
@@ -52,11 +52,16 @@ export class OutputValidator {
   private validatorFor(tool: string, schema: object): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate !== undefined) return validate;
+    const compiler = this.compilerFor(schema);
     try {
-      validate = this.compilerFor(schema).compile(schema);
+      validate = compiler.compile(schema);
     } catch (error) {
       throw new ProtocolError(`Tool ${tool} has an outputSchema that cannot be compiled: ${(error as Error).message}`, -32602, { tool }, { cause: error });
     }
+    // ajv keeps every compiled schema (and registers its $id) for good; the validator needs neither. Without
+    // this, each refreshed tool list would grow ajv's cache, and a schema with an $id would fail to compile
+    // the second time ("already exists").
+    compiler.removeSchema(schema);
     this.compiled.set(schema, validate);
     return validate;
   }

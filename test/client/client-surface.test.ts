@@ -233,6 +233,19 @@ describe("structuredContent validation", () => {
     expect(server.messages("tools/list")).toHaveLength(1);
   });
 
+  it("recompiles after the tool list changes, also for a schema with an $id", async () => {
+    const server = fullServer();
+    const withId = { ...outputSchema, $id: "https://example.com/sum.json" };
+    server.on("tools/list", () => ({ tools: [{ name: "add", inputSchema: { type: "object" }, outputSchema: structuredClone(withId) }] }));
+    server.on("tools/call", () => ({ content: [], structuredContent: { sum: "x" } }));
+    const client = await open(server, { validateStructuredContent: true });
+    await expect(client.callTool("add", {})).rejects.toThrow(/at \/sum: must be number/);
+    server.notify("notifications/tools/list_changed");
+    await waitFor(() => client.cache.size === 0);
+    await expect(client.callTool("add", {})).rejects.toThrow(/at \/sum: must be number/);
+    expect(server.messages("tools/list")).toHaveLength(2);
+  });
+
   it("rejects a result that omits structuredContent though the tool declares an outputSchema", async () => {
     const client = await open(toolServer(undefined), { validateStructuredContent: true });
     await expect(client.callTool("add", {})).rejects.toThrow("Tool add declares an outputSchema but returned no structuredContent");
