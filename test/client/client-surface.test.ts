@@ -253,7 +253,7 @@ describe("structuredContent validation", () => {
 });
 
 describe("notification events", () => {
-  it("emits log, progress, list changes and resource updates as typed events, and every one as notification", async () => {
+  it("emits log, progress, list changes, resource updates and cancellations as typed events, and every one as notification", async () => {
     const server = fullServer();
     const client = await open(server);
     const seen: unknown[] = [];
@@ -263,6 +263,7 @@ describe("notification events", () => {
     client.on("resourcesChanged", () => seen.push(["resourcesChanged"]));
     client.on("promptsChanged", () => seen.push(["promptsChanged"]));
     client.on("resourceUpdated", (p) => seen.push(["resourceUpdated", p.uri]));
+    client.on("cancelled", (p) => seen.push(["cancelled", p.requestId, p.reason]));
     const methods: string[] = [];
     client.on("notification", (n) => methods.push(n.method));
     server.notify("notifications/message", { level: "info", data: "hello" });
@@ -271,8 +272,9 @@ describe("notification events", () => {
     server.notify("notifications/resources/list_changed");
     server.notify("notifications/prompts/list_changed");
     server.notify("notifications/resources/updated", { uri: "x:/1" });
+    server.notify("notifications/cancelled", { requestId: 77, reason: "changed my mind" });
     server.notify("notifications/custom/thing", { a: 1 });
-    await waitFor(() => methods.length === 7);
+    await waitFor(() => methods.length === 8);
     expect(seen).toEqual([
       ["log", "info", "hello"],
       ["progress", 1, 2],
@@ -280,6 +282,7 @@ describe("notification events", () => {
       ["resourcesChanged"],
       ["promptsChanged"],
       ["resourceUpdated", "x:/1"],
+      ["cancelled", 77, "changed my mind"],
     ]);
     expect(methods.at(-1)).toBe("notifications/custom/thing");
   });
