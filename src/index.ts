@@ -1,6 +1,8 @@
 /** mcp-switchboard: the public entry. Names here are a promise to users (see API.md). */
 export { connect, createClient } from "./client/connect.js";
-export { McpClient, type CallToolOptions, type ClientEventName } from "./client/client.js";
+export { McpClient, type CallToolOptions, type CachedRequestOptions, type ClientEventName, type McpClientSettings } from "./client/client.js";
+export { StructuredContentError } from "./client/output-validation.js";
+export { ResultCache, MAX_CACHE_TTL_MS } from "./client/result-cache.js";
 export type { ClientOptions, HandlerContext } from "./client/options.js";
 export type * from "./client/types.js";
 

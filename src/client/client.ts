@@ -10,6 +10,8 @@ import type { ConnectionState } from "../connection/machine.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
+import { OutputValidator } from "./output-validation.js";
+import { ResultCache, type CachedKind } from "./result-cache.js";
 import type {
   CallToolResult,
   CompleteResult,
@@ -30,6 +32,29 @@ import type {
 export interface CallToolOptions extends RequestOptions {
   /** Throw `ToolError` when the tool answers `isError: true` (default: return the result). */
   throwOnError?: boolean;
+  /**
+   * Check `structuredContent` against the tool's `outputSchema` (default: the `connect()` option,
+   * itself off by default). A mismatch rejects with `StructuredContentError`.
+   */
+  validateStructuredContent?: boolean;
+}
+
+/** Options of the list calls and `readResource`. */
+export interface CachedRequestOptions extends RequestOptions {
+  /** `false`: ask the server even if a fresh cached result exists (the answer still refreshes the cache). */
+  cache?: boolean;
+}
+
+/** How an McpClient behaves beyond its connection: the client-level options of `connect()`. */
+export interface McpClientSettings {
+  /** Fail fast on methods the server did not declare (default true). */
+  enforceCapabilities?: boolean;
+  /** The static roots list offered to the server. */
+  roots?: Root[];
+  /** Keep list results and TTL'd reads (default true). */
+  cache?: boolean;
+  /** Check every tool result's `structuredContent` against the tool's `outputSchema` (default false). */
+  validateStructuredContent?: boolean;
 }
 
 /** How many pages a list call follows before it assumes the server loops. */
@@ -42,14 +67,43 @@ export class McpClient {
   /** Capability verdicts per method, for the capabilities they were computed from (they change only on re-negotiation). */
   private checked = new Map<string, ReturnType<typeof missingCapability>>();
   private checkedFor: unknown;
+  private readonly enforceCapabilities: boolean;
+  private readonly cacheEnabled: boolean;
+  private readonly validateByDefault: boolean;
+  /** List pages and TTL'd reads; see result-cache.ts for the rules. */
+  readonly cache: ResultCache;
+  /** Created on the first call that validates; most clients never pay for ajv. */
+  private validator: OutputValidator | undefined;
+  /** Each tool's outputSchema from the latest tool list, for validation; dropped when the list changes. */
+  private outputSchemas: Map<string, object | undefined> | undefined;
+  /** The client's own listeners on the connection, which `off(event)` without a listener must keep. */
+  private readonly internal = new Set<(...args: never[]) => void>();
 
   constructor(
     /** The connection underneath: its state machine, request table and transport. */
     readonly connection: Connection,
-    private readonly enforceCapabilities: boolean = true,
-    roots?: Root[],
+    settings: McpClientSettings = {},
   ) {
-    this.rootsList = roots;
+    this.rootsList = settings.roots;
+    this.enforceCapabilities = settings.enforceCapabilities ?? true;
+    this.cacheEnabled = settings.cache ?? true;
+    this.validateByDefault = settings.validateStructuredContent ?? false;
+    this.cache = new ResultCache({ era: () => this.era, serverCapabilities: () => this.serverCapabilities as Record<string, unknown> | undefined });
+    const drop = (kind: CachedKind) => () => {
+      this.cache.dropKind(kind);
+      if (kind === "tools") this.outputSchemas = undefined;
+    };
+    this.listenInternally("toolsChanged", drop("tools"));
+    this.listenInternally("resourcesChanged", drop("resources"));
+    this.listenInternally("promptsChanged", drop("prompts"));
+    this.listenInternally("resourceUpdated", (params) => {
+      if (typeof params?.uri === "string") this.cache.dropRead(params.uri);
+    });
+    this.listenInternally("state", (state) => {
+      if (state === "ready") return;
+      this.cache.clear();
+      this.outputSchemas = undefined;
+    });
   }
 
   // ---- facts ----------------------------------------------------------------------------------------
@@ -88,8 +142,10 @@ export class McpClient {
   }
 
   // ---- tools ----------------------------------------------------------------------------------------
-  listTools(options?: RequestOptions): Promise<Tool[]> {
-    return this.collect<Tool>("tools/list", "tools", options);
+  async listTools(options?: CachedRequestOptions): Promise<Tool[]> {
+    const tools = await this.collect<Tool>("tools/list", "tools", options);
+    if (this.validator !== undefined || this.validateByDefault) this.outputSchemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]));
+    return tools;
   }
 
   /**
@@ -99,19 +155,21 @@ export class McpClient {
    */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const pending = this.request<CallToolResult>("tools/call", params, options);
+    let pending = this.request<CallToolResult>("tools/call", params, options);
+    if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
 
   // ---- resources --------------------------------------------------------------------------------------
-  listResources(options?: RequestOptions): Promise<Resource[]> {
+  listResources(options?: CachedRequestOptions): Promise<Resource[]> {
     return this.collect<Resource>("resources/list", "resources", options);
   }
-  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+  listResourceTemplates(options?: CachedRequestOptions): Promise<ResourceTemplate[]> {
     return this.collect<ResourceTemplate>("resources/templates/list", "resourceTemplates", options);
   }
-  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.request<ReadResourceResult>("resources/read", { uri }, options);
+  /** Served from the cache only when the server gave the result a TTL (2026 era); see result-cache.ts. */
+  readResource(uri: string, options?: CachedRequestOptions): Promise<ReadResourceResult> {
+    return this.cached("resources/read", ResultCache.readKey(uri), { uri }, options) as Promise<ReadResourceResult>;
   }
   /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
@@ -143,7 +201,7 @@ export class McpClient {
   }
 
   // ---- prompts ----------------------------------------------------------------------------------------
-  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+  listPrompts(options?: CachedRequestOptions): Promise<Prompt[]> {
     return this.collect<Prompt>("prompts/list", "prompts", options);
   }
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
@@ -181,6 +239,7 @@ export class McpClient {
   }
 
   // ---- events & lifecycle ------------------------------------------------------------------------------
+  /** Events of the connection (see `ConnectionEvents`). */
   on<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
     this.connection.on(event, listener as never);
     return this;
@@ -189,8 +248,15 @@ export class McpClient {
     this.connection.once(event, listener as never);
     return this;
   }
+  /** Removes `listener`, or without one every listener of `event` that was added through `on`/`once`. */
   off<E extends ClientEventName>(event: E, listener?: (...args: ConnectionEvents[E]) => void): this {
-    this.connection.off(event, listener as never);
+    if (listener !== undefined) {
+      this.connection.off(event, listener as never);
+      return this;
+    }
+    for (const added of this.connection.listeners(event)) {
+      if (!this.internal.has(added as never)) this.connection.off(event, added as never);
+    }
     return this;
   }
 
@@ -216,13 +282,36 @@ export class McpClient {
     return this.checked.get(method);
   }
 
+  private listenInternally<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): void {
+    this.internal.add(listener as never);
+    this.connection.on(event, listener as never);
+  }
+
+  /** A request whose result the cache may answer or keep. */
+  private cached(method: string, key: string, params: Params | undefined, options: CachedRequestOptions | undefined): Promise<Result> {
+    const fetch = () => this.request<Result>(method, params, options);
+    if (!this.cacheEnabled) return fetch();
+    const bypass = options?.cache === false;
+    const share = options?.signal === undefined && options?.onProgress === undefined;
+    return this.cache.get(method, key, fetch, { bypass, share });
+  }
+
+  /** Validates a tool result against the tool's outputSchema, fetching the tool list once if needed. */
+  private async checkOutput(name: string, result: CallToolResult): Promise<CallToolResult> {
+    const validator = (this.validator ??= new OutputValidator());
+    if (result.isError === true) return result;
+    if (this.outputSchemas === undefined || !this.outputSchemas.has(name)) await this.listTools();
+    return validator.check(name, this.outputSchemas?.get(name), result);
+  }
+
   /** Follows `nextCursor` and returns every item of every page. */
-  private async collect<T>(method: string, key: string, options?: RequestOptions): Promise<T[]> {
+  private async collect<T>(method: string, key: string, options?: CachedRequestOptions): Promise<T[]> {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.request<Result>(method, cursor === undefined ? undefined : { cursor }, options);
+      const params = cursor === undefined ? undefined : { cursor };
+      const result = await this.cached(method, ResultCache.pageKey(method, cursor), params, options);
       const list = result[key];
       if (Array.isArray(list)) for (const item of list) items.push(item as T);
       const next = result.nextCursor;

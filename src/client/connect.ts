@@ -33,6 +33,11 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks },
     handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
   });
-  client = new McpClient(connection, options.enforceCapabilities ?? true, options.roots);
+  client = new McpClient(connection, {
+    enforceCapabilities: options.enforceCapabilities,
+    roots: options.roots,
+    cache: options.cache,
+    validateStructuredContent: options.validateStructuredContent,
+  });
   return client;
 }

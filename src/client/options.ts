@@ -41,6 +41,16 @@ export interface ClientOptions {
    * `MethodNotSupportedError`, without a round trip. Set false to send it anyway.
    */
   enforceCapabilities?: boolean;
+  /**
+   * Keep list results (while the server declared `listChanged`, or for the TTL it gave) and TTL'd
+   * resource reads, so repeating them costs no round trip (default true). See README, "The cache".
+   */
+  cache?: boolean;
+  /**
+   * Check every tool result's `structuredContent` against the tool's `outputSchema` (default false;
+   * `callTool` takes the same option per call). A mismatch rejects with `StructuredContentError`.
+   */
+  validateStructuredContent?: boolean;
   /** Requests made before the connection is ready wait in a queue of at most this many (default 10000). */
   maxQueuedRequests?: number;
 }

@@ -5,6 +5,7 @@
  */
 import { ProtocolError } from "../jsonrpc/errors.js";
 import type { Params, Result, ServerRequestHandler } from "../connection/eras/dialect.js";
+import { withElicitationDefaults } from "./elicitation-defaults.js";
 import type { ClientOptions } from "./options.js";
 import type { Root } from "./types.js";
 
@@ -20,7 +21,10 @@ export function buildServerRequestHandler(options: ClientOptions, roots: RootsSo
         if (options.onSampling) return (await options.onSampling(params as never, context)) as unknown as Result;
         break;
       case "elicitation/create":
-        if (options.onElicitation) return (await options.onElicitation(params as never, context)) as unknown as Result;
+        if (options.onElicitation) {
+          const answer = (await options.onElicitation(params as never, context)) as unknown as Result;
+          return withElicitationDefaults(params, answer);
+        }
         break;
       case "roots/list": {
         if (options.onRoots) {

@@ -303,7 +303,10 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
         break;
       case "notifications/cancelled": {
         const requestId = (params as { requestId?: JsonRpcId } | undefined)?.requestId;
-        if (requestId !== undefined) this.inbound.get(requestId)?.abort(new RequestCancelledError(`The server cancelled its request ${String(requestId)}`));
+        if (requestId !== undefined) {
+          this.inbound.get(requestId)?.abort(new RequestCancelledError(`The server cancelled its request ${String(requestId)}`));
+          this.emit("cancelled", params as { requestId: JsonRpcId });
+        }
         break;
       }
     }

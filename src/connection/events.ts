@@ -31,6 +31,8 @@ export interface ConnectionEvents {
   resourcesChanged: [];
   promptsChanged: [];
   resourceUpdated: [params: { uri: string; [key: string]: unknown }];
+  /** The server cancelled one of its own requests to the client (the handler's signal is already aborted). */
+  cancelled: [params: { requestId: string | number; reason?: string; [key: string]: unknown }];
   stderr: [text: string];
   /** Something recoverable went wrong: garbage on the wire, an unknown response id, a handler failure. */
   error: [error: Error];

@@ -91,7 +91,11 @@ export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptio
   wire.transport.setProtocolVersion?.(version);
   await wire.sendNotification("notifications/initialized");
   // HTTP: the standalone stream for server-initiated messages. A server without one answers 405.
-  wire.transport.openServerStream?.().catch((error: Error) => wire.warn(error));
+  // Ready waits (bounded) until the stream is open: a server that sends a request of its own not tied
+  // to a client request (sampling, elicitation) puts it on this stream and drops it if there is none yet,
+  // so a call made right after connect() could otherwise wait forever for its answer.
+  const serverStream = wire.transport.openServerStream?.().catch((error: Error) => wire.warn(error));
+  if (serverStream !== undefined) await settledWithin(serverStream, SERVER_STREAM_OPEN_WAIT_MS);
   return {
     dialect: new LegacyDialect(version),
     protocolVersion: version,
@@ -99,6 +103,16 @@ export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptio
     serverInfo: isObject(result.serverInfo) ? (result.serverInfo as Implementation) : undefined,
     instructions: typeof result.instructions === "string" ? result.instructions : undefined,
   };
+}
+
+/** How long `initialize` waits for the standalone GET stream's response headers before going ready anyway. */
+const SERVER_STREAM_OPEN_WAIT_MS = 1000;
+
+/** Resolves when `promise` settles or `ms` pass, whichever is first; leaves no timer behind. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 export function notInEra(method: string, era: string, version: string): MethodNotSupportedError {

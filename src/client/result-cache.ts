@@ -1,0 +1,146 @@
+/**
+ * The client's cache of list pages and resource reads, so a repeated `listTools()` costs no round trip.
+ * One set of rules serves both protocol eras:
+ *
+ * - 2025 session era (results carry no TTL): a list page is kept while the server declared
+ *   `listChanged` for its kind (tools, resources, prompts), because only then will the server say when
+ *   it goes stale; it is dropped on that kind's `list_changed` notification.
+ * - 2026 stateless era (results carry `ttlMs`): an entry is fresh while now < receivedAt + ttlMs, the
+ *   TTL capped at 24 h; a TTL of 0, negative or absent means "do not reuse" (the era's default). The
+ *   legacy rule above still applies in the legacy era whatever the TTL says.
+ * - Results asking for more input (`resultType: "input_required"`) are never kept.
+ * - `list_changed` drops every page of that kind; `resources/updated {uri}` drops the read of that uri;
+ *   leaving `ready` (reconnect, new session, close) drops everything.
+ *
+ * `cacheScope: "private"` results may be kept here because this cache belongs to one McpClient, that
+ * is one connection and one auth context; nothing here is shared between clients.
+ *
+ * Identical requests made while one is in flight share it (one round trip, one answer), except for
+ * callers that bring their own AbortSignal or progress callback: one caller's abort must not fail another.
+ * A result that was in flight while its kind was invalidated is returned but not stored.
+ */
+import type { Era, Result } from "../connection/eras/dialect.js";
+
+export type CachedKind = "tools" | "resources" | "prompts";
+
+/** The longest a server-given TTL is honoured, ms: a typo of a few zeros must not pin a result for a year. */
+export const MAX_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+
+const KIND_OF_METHOD: Record<string, CachedKind> = {
+  "tools/list": "tools",
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+  "prompts/list": "prompts",
+  "resources/read": "resources",
+};
+
+/** What the cache needs to know of its client, read when a result arrives. */
+export interface CacheFacts {
+  era(): Era | undefined;
+  serverCapabilities(): Record<string, unknown> | undefined;
+}
+
+export interface CacheLookup {
+  /** Skip the cache and any shared in-flight request; the fresh result still refreshes the cache. */
+  bypass: boolean;
+  /** Whether this caller may share an in-flight request with others. */
+  share: boolean;
+}
+
+interface Entry {
+  result: Result;
+  /** ms since the epoch; Infinity: until invalidated. */
+  expiresAt: number;
+}
+
+export class ResultCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<Result>>();
+  /** Bumped on every invalidation of a kind, so a result fetched before it is not stored after it. */
+  private readonly generation: Record<CachedKind, number> = { tools: 0, resources: 0, prompts: 0 };
+
+  constructor(private readonly facts: CacheFacts) {}
+
+  static pageKey(method: string, cursor: string | undefined): string {
+    return cursor === undefined ? method : `${method}\n${cursor}`;
+  }
+
+  static readKey(uri: string): string {
+    return `resources/read\n${uri}`;
+  }
+
+  /** The result for `key`: a fresh cached one, the request already in flight, or `fetch()`'s. */
+  get(method: string, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
+    if (!lookup.bypass) {
+      const entry = this.entries.get(key);
+      if (entry !== undefined) {
+        if (Date.now() < entry.expiresAt) return Promise.resolve(entry.result);
+        this.entries.delete(key);
+      }
+      const pending = this.inflight.get(key);
+      if (pending !== undefined && lookup.share) return pending;
+    }
+    const kind = KIND_OF_METHOD[method];
+    const generation = this.generation[kind];
+    const fetched = fetch().then((result) => {
+      if (this.generation[kind] === generation) this.store(method, key, result);
+      return result;
+    });
+    if (lookup.share && !lookup.bypass) {
+      this.inflight.set(key, fetched);
+      const forget = () => {
+        if (this.inflight.get(key) === fetched) this.inflight.delete(key);
+      };
+      fetched.then(forget, forget);
+    }
+    return fetched;
+  }
+
+  /** Drops every page of a kind (its `list_changed` arrived). Reads stay: their content did not change. */
+  dropKind(kind: CachedKind): void {
+    this.generation[kind]++;
+    for (const key of this.entries.keys()) {
+      const method = key.split("\n", 1)[0];
+      if (method !== "resources/read" && KIND_OF_METHOD[method] === kind) this.entries.delete(key);
+    }
+    for (const key of this.inflight.keys()) if (KIND_OF_METHOD[key.split("\n", 1)[0]] === kind) this.inflight.delete(key);
+  }
+
+  /** Drops the cached read of one resource (`resources/updated` arrived for it). */
+  dropRead(uri: string): void {
+    this.generation.resources++;
+    this.entries.delete(ResultCache.readKey(uri));
+    this.inflight.delete(ResultCache.readKey(uri));
+  }
+
+  /** Drops everything (the connection left `ready`: a new session may see a different server). */
+  clear(): void {
+    for (const kind of Object.keys(this.generation) as CachedKind[]) this.generation[kind]++;
+    this.entries.clear();
+    this.inflight.clear();
+  }
+
+  /** Entries held now, fresh or not (for tests and status). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private store(method: string, key: string, result: Result): void {
+    const expiresAt = this.expiry(method, result);
+    if (expiresAt !== undefined) this.entries.set(key, { result, expiresAt });
+  }
+
+  /** When `result` goes stale, or undefined when it must not be kept at all. */
+  private expiry(method: string, result: Result): number | undefined {
+    if (result.resultType === "input_required") return undefined;
+    const ttl = result.ttlMs;
+    if (typeof ttl === "number" && ttl > 0) return Date.now() + Math.min(ttl, MAX_CACHE_TTL_MS);
+    if (method !== "resources/read" && this.facts.era() === "legacy" && this.declaresListChanged(KIND_OF_METHOD[method])) return Infinity;
+    return undefined;
+  }
+
+  private declaresListChanged(kind: CachedKind): boolean {
+    const capability = this.facts.serverCapabilities()?.[kind] as { listChanged?: unknown } | undefined;
+    return capability?.listChanged === true;
+  }
+}
