@@ -45,7 +45,15 @@ export interface Wire {
   readonly handleServerRequest: ServerRequestHandler;
   /** Reports a recoverable problem as an `error` event. */
   warn(error: Error): void;
+  /**
+   * Emits the event a server's `notifications/<kind>/list_changed` would (`toolsChanged`, ...), for
+   * staleness the dialect learns of itself (a -32020 header mismatch, a listen stream that was down),
+   * so caches above the connection drop that kind.
+   */
+  listChanged(kind: ListKind): void;
 }
+
+export type ListKind = "tools" | "resources" | "prompts";
 
 export interface Dialect {
   readonly era: Era;

@@ -95,8 +95,10 @@ export class ModernDialect implements Dialect, ListenHost {
             continue;
           }
           if (error.code === -32020 && method === "tools/call" && !headersRetried) {
-            // The header layer disagreed with the body: the tool list we mirrored from is stale.
+            // The header layer disagreed with the body: the tool list we mirrored from is stale, and
+            // so is every copy of it above the connection (client cache, Switchboard's tool list).
             headersRetried = true;
+            wire.listChanged("tools");
             await this.refreshTools(wire, options);
             continue;
           }
