@@ -461,6 +461,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       this.waiters = [];
       for (const waiter of waiters) waiter.resolve();
       this.flushResends();
+      this.dialect.onReady?.();
     }
     this.emit("state", state);
     if (state === "failed") {

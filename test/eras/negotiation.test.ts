@@ -104,7 +104,7 @@ describe("era negotiation", () => {
     const a = await open(sameServer(first.clientSide, identity));
     expect(a.era).toBe("modern");
     const second = modernServer();
-    const b = await open(sameServer(second.clientSide, identity));
+    const b = await open(sameServer(second.clientSide, identity), { autoListen: false }); // only negotiation's round trips counted
     expect(b.era).toBe("modern");
     expect(b.serverInfo?.name).toBe("modern-scripted");
     expect(second.received).toHaveLength(0); // zero round trips
@@ -138,14 +138,14 @@ describe("era negotiation", () => {
     const identity = `test:${Math.random()}`;
     await open(sameServer(new ScriptedServer().clientSide, identity));
     const upgraded = modernServer(); // answers initialize with -32022 { supported: ["2026-07-28"] }
-    const client = await open(sameServer(upgraded.clientSide, identity));
+    const client = await open(sameServer(upgraded.clientSide, identity), { autoListen: false });
     expect(client.era).toBe("modern");
     expect(requestsOf(upgraded).map((r) => r.method)).toEqual(["initialize", "server/discover"]);
   });
 
   it("a prior verdict skips the probe: modern with zero round trips, legacy straight to initialize", async () => {
     const server = modernServer();
-    const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT } });
+    const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT }, autoListen: false });
     expect(client.era).toBe("modern");
     expect(server.received).toHaveLength(0);
     const old = new ScriptedServer();

@@ -9,6 +9,7 @@ import { Switchboard } from "../../src/switchboard/switchboard.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
 import type { StdioTransport } from "../../src/transports/stdio.js";
 import { waitFor } from "../helpers/processes.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 
 const modernStdio = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
 const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));
@@ -47,5 +48,32 @@ describe("Switchboard across protocol eras", () => {
     // The same DiscoverResult object: it came from the verdict cache, not from a new server/discover.
     expect(restarted.discover).toBe(discovered);
     expect((await board.callTool("modern__echo", { text: "after restart" })).content).toEqual([{ type: "text", text: "after restart" }]);
+  }, 20_000);
+
+  it("the tool list of a 2026 server (SDK v2 over HTTP) changes: the automatic listen invalidates the Switchboard's tool cache", async () => {
+    const server = await startSdkV2Http("reject");
+    try {
+      board = new Switchboard({ servers: { modern: { url: server.url } } });
+      await board.start();
+      expect(board.client("modern")!.era).toBe("modern");
+      const names = async () => (await board!.listTools()).map((t) => t.name);
+      expect(await names()).not.toContain("modern__fresh");
+      server.extraTools.push("fresh");
+      let changed = 0;
+      board.on("listsChanged", () => changed++);
+      // The listen may still be opening: publish until the change arrives (bounded).
+      for (let i = 0; i < 100 && changed === 0; i++) {
+        server.notify.toolsChanged();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(changed).toBeGreaterThan(0);
+      expect(await names()).toContain("modern__fresh");
+      expect((await board.callTool("modern__fresh", {})).content).toEqual([{ type: "text", text: "fresh" }]);
+      expect(server.requests.filter((r) => r.body?.method === "subscriptions/listen")).toHaveLength(1);
+    } finally {
+      await board?.stop();
+      board = undefined;
+      await server.close();
+    }
   }, 20_000);
 });

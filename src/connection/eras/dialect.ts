@@ -74,6 +74,8 @@ export interface Dialect {
   /** resources/subscribe in the 2025 era; a listen with `resourceSubscriptions` in the 2026 era. */
   subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
   unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
+  /** Called each time the connection becomes ready (2026 era: opens the automatic listen). Must not throw. */
+  onReady?(): void;
   /** Called when the connection closes (by the client) or fails, to release era state (listen streams). */
   dispose?(how: "closed" | "failed"): void;
 }
@@ -107,6 +109,11 @@ export interface NegotiationSettings {
   probeTimeoutMs?: number;
   /** Declare and drive the tasks extension (`io.modelcontextprotocol/tasks`). */
   tasks?: boolean;
+  /**
+   * 2026 era: open a `subscriptions/listen` for the list kinds the server advertises `listChanged`
+   * for, so change events arrive as they do unasked in the 2025 era (default true).
+   */
+  autoListen?: boolean;
 }
 
 export type Negotiator = (context: NegotiationContext) => Promise<Negotiated>;

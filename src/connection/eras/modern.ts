@@ -13,6 +13,7 @@ import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
 import { notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
 import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
 import {
   META_SUBSCRIPTION_ID,
@@ -38,6 +39,8 @@ export interface ModernDialectOptions {
   http: boolean;
   /** The tasks extension is declared: `resultType: "task"` is expected and driven. */
   tasks: boolean;
+  /** What to listen for once ready (see auto-listen.ts); undefined: no automatic listen. */
+  autoListen?: ListenFilter;
   /**
    * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
    * session" answer): the cached era verdict that let us skip the probe is wrong now.
@@ -57,6 +60,8 @@ export class ModernDialect implements Dialect, ListenHost {
   private readonly streams = new Map<JsonRpcId, ListenStream>();
   private readonly subscriptions = new Set<Subscription>();
   private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
+  private autoListening = false;
+  private disposed = false;
 
   constructor(
     private readonly wire: Wire,
@@ -208,7 +213,16 @@ export class ModernDialect implements Dialect, ListenHost {
     else this.streams.set(id, stream);
   }
 
+  onReady(): void {
+    const filter = this.options.autoListen;
+    // Once per dialect: a 2026 connection becomes ready once (no sessions to renew).
+    if (filter === undefined || this.autoListening || this.disposed) return;
+    this.autoListening = true;
+    startAutoListen(this.wire, filter, (f) => this.listen(this.wire, f), () => this.disposed);
+  }
+
   dispose(how: "closed" | "failed"): void {
+    this.disposed = true;
     for (const subscription of this.subscriptions) subscription.finish(how === "closed" ? "local" : "remote");
     this.subscriptions.clear();
     this.streams.clear();
