@@ -55,6 +55,22 @@ export interface Wire {
 
 export type ListKind = "tools" | "resources" | "prompts";
 
+/**
+ * Marks a result that no cache may keep whatever its `ttlMs` says: the answer of an MRTR retry was
+ * made from this caller's input responses (a user's consent, a model's reply), so replaying it to a
+ * later plain request would skip the prompt. A non-enumerable symbol: invisible to JSON and spreads.
+ */
+export const UNCACHEABLE: unique symbol = Symbol("mcp-switchboard.uncacheable");
+
+export function markUncacheable(result: Result): Result {
+  Object.defineProperty(result, UNCACHEABLE, { value: true, enumerable: false });
+  return result;
+}
+
+export function isUncacheable(result: Result): boolean {
+  return (result as { [UNCACHEABLE]?: boolean })[UNCACHEABLE] === true;
+}
+
 export interface Dialect {
   readonly era: Era;
   readonly protocolVersion: string;

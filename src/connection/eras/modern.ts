@@ -11,7 +11,7 @@ import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
-import { notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
+import { markUncacheable, notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
 import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
 import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
@@ -120,6 +120,7 @@ export class ModernDialect implements Dialect, ListenHost {
       }
       switch (result.resultType) {
         case "complete":
+          if (round > 0) return markUncacheable(result); // an MRTR retry's answer (see UNCACHEABLE)
           return method === "tools/list" ? this.tools.learn(result) : result;
         case "input_required": {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
