@@ -10,6 +10,9 @@ import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
 import type { StdioTransport } from "../../src/transports/stdio.js";
 import { waitFor } from "../helpers/processes.js";
 import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
+import type { Transport } from "../../src/transports/transport.js";
+import { ScriptedServer } from "../helpers/scripted-server.js";
+import { modernServer, replyError } from "../helpers/modern-server.js";
 
 const modernStdio = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
 const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));
@@ -75,5 +78,45 @@ describe("Switchboard across protocol eras", () => {
       board = undefined;
       await server.close();
     }
+  }, 20_000);
+
+  it("checklist 12: a cached 2026 verdict that stops working on a live connection is dropped; the supervisor's next restart probes again and lands in the 2025 era", async () => {
+    // Three generations of one server identity, one per (re)start: 2026, then a 2025 server that
+    // the cached verdict wrongly takes for 2026, then the same 2025 server again.
+    const identity = `test:${Math.random()}`;
+    const notInitialized = new ScriptedServer();
+    notInitialized.on("tools/call", (request, s) => replyError(s, request.id, -32000, "Bad Request: Server not initialized"));
+    const generations: ScriptedServer[] = [modernServer(), notInitialized, new ScriptedServer()];
+    let started = 0;
+    const sameIdentity = (transport: Transport): Transport =>
+      new Proxy(transport, {
+        get(target, property) {
+          if (property === "identity") return identity;
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    board = new Switchboard({
+      servers: { srv: { transport: () => sameIdentity(generations[started++]!.clientSide), client: { autoListen: false }, restart: fastRestart } },
+    });
+    const errors: Error[] = [];
+    board.on("error", ({ error }) => errors.push(error));
+    await board.start();
+    expect(board.client("srv")!.era).toBe("modern");
+    await board.listTools(); // the names stay routable across restarts
+
+    await generations[0]!.crash();
+    await waitFor(() => started === 2 && board!.status().srv.state === "up");
+    expect(board.client("srv")!.era).toBe("modern"); // the cached verdict skipped the probe...
+    expect(generations[1]!.received).toHaveLength(0);
+    await expect(board.callTool("srv__echo", { text: "x" })).rejects.toThrow(/not initialized/); // ...wrongly
+    expect(errors.some((e) => /probes the protocol era again/.test(e.message))).toBe(true);
+
+    await generations[1]!.crash();
+    await waitFor(() => started === 3 && board!.status().srv.state === "up");
+    const reprobed = generations[2]!.received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method);
+    expect(reprobed).toEqual(["server/discover", "initialize"]);
+    expect(board.client("srv")!.era).toBe("legacy");
+    expect((await board.callTool("srv__echo", { text: "back" })).content).toEqual([{ type: "text", text: "back" }]);
   }, 20_000);
 });
