@@ -9,6 +9,7 @@ import { Switchboard } from "../../src/switchboard/switchboard.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
 import type { StdioTransport } from "../../src/transports/stdio.js";
 import { waitFor } from "../helpers/processes.js";
+import { rememberVerdict } from "../../src/connection/eras/verdict-cache.js";
 import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 import type { Transport } from "../../src/transports/transport.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
@@ -118,5 +119,29 @@ describe("Switchboard across protocol eras", () => {
     expect(reprobed).toEqual(["server/discover", "initialize"]);
     expect(board.client("srv")!.era).toBe("legacy");
     expect((await board.callTool("srv__echo", { text: "back" })).content).toEqual([{ type: "text", text: "back" }]);
+  }, 20_000);
+
+  it("checklist 12: a real 2025 server (SDK v1, stdio) behind a stale cached 2026 verdict: its first result without resultType drops the verdict, and the next restart re-probes", async () => {
+    board = new Switchboard({
+      servers: { old: { command: node, args: [echoServer, `--case=${Math.random()}`], restart: fastRestart, client: { autoListen: false } } },
+    });
+    const errors: Error[] = [];
+    board.on("error", ({ error }) => errors.push(error));
+    await board.start();
+    expect(board.client("old")!.era).toBe("legacy");
+    await board.listTools();
+    // As if this command line had served 2026 before and was downgraded since.
+    const identity = board.client("old")!.connection.transport.identity;
+    rememberVerdict(identity, { kind: "modern", discover: board.client("old")!.discover ?? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } } });
+    const kill = () => process.kill((board!.client("old")!.connection.transport as StdioTransport).pid!, "SIGKILL");
+    kill();
+    await waitFor(() => board!.status().old.restarts === 1 && board!.status().old.state === "up");
+    expect(board.client("old")!.era).toBe("modern"); // the stale verdict skipped the probe
+    await expect(board.callTool("old__echo", { text: "x" })).rejects.toThrow(/must carry resultType/);
+    expect(errors.some((e) => /probes the protocol era again/.test(e.message))).toBe(true);
+    kill();
+    await waitFor(() => board!.status().old.restarts === 2 && board!.status().old.state === "up");
+    expect(board.client("old")!.era).toBe("legacy");
+    expect((await board.callTool("old__echo", { text: "healed" })).content).toEqual([{ type: "text", text: "healed" }]);
   }, 20_000);
 });

@@ -43,7 +43,8 @@ export interface ModernDialectOptions {
   autoListen?: ListenFilter;
   /**
    * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
-   * session" answer): the cached era verdict that let us skip the probe is wrong now.
+   * session" answer, a result without resultType, -32601 to subscriptions/listen): the cached era
+   * verdict that let us skip the probe is wrong now.
    */
   onLegacySign?: (error: Error) => void;
 }
@@ -134,8 +135,12 @@ export class ModernDialect implements Dialect, ListenHost {
             return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options);
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
-        case undefined:
-          throw invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
+        case undefined: {
+          const error = invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
+          // What a 2025 server answers when it serves a request without initialize (SDK v1 over stdio does).
+          this.options.onLegacySign?.(error);
+          throw error;
+        }
         default:
           throw invalidResult(method, result, `unknown resultType ${JSON.stringify(result.resultType)}`);
       }
@@ -175,6 +180,8 @@ export class ModernDialect implements Dialect, ListenHost {
       await subscription.open();
     } catch (error) {
       subscription.finish("remote");
+      // subscriptions/listen is core in this era: "method not found" is a 2025 server speaking.
+      if (error instanceof ProtocolError && error.code === -32601) this.options.onLegacySign?.(error);
       throw error;
     }
     return subscription;
