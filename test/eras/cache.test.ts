@@ -51,12 +51,12 @@ describe("the result cache over a 2026 connection", () => {
       await client.readResource(`a://ttl/${ttl}`);
       expect(reads(server, `a://ttl/${ttl}`), `ttlMs ${ttl}`).toBe(2);
     }
-    await client.readResource("a://ttl/150");
-    await client.readResource("a://ttl/150");
-    expect(reads(server, "a://ttl/150")).toBe(1);
-    await tick(200); // past the TTL
-    await client.readResource("a://ttl/150");
-    expect(reads(server, "a://ttl/150")).toBe(2);
+    await client.readResource("a://ttl/400");
+    await client.readResource("a://ttl/400");
+    expect(reads(server, "a://ttl/400")).toBe(1);
+    await tick(450); // past the TTL
+    await client.readResource("a://ttl/400");
+    expect(reads(server, "a://ttl/400")).toBe(2);
 
     // A list page with ttlMs 0 is asked again even though the server advertises tools.listChanged
     // (the 2025 rule "keep while listChanged" does not apply in this era).
