@@ -8,9 +8,9 @@ import { fileURLToPath } from "node:url";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { createModernServer } from "./modern-tools.mjs";
 
-/** @param {{ legacy: "reject" | "stateless", name?: string, onRequest?: (record: object) => void }} options */
-export async function startModernHttp({ legacy, name = `sdk-v2-http-${legacy}`, onRequest }) {
-  const handler = createMcpHandler(() => createModernServer(name), { legacy, keepAliveMs: 0 });
+/** @param {{ legacy: "reject" | "stateless", name?: string, onRequest?: (record: object) => void, extraTools?: string[] }} options */
+export async function startModernHttp({ legacy, name = `sdk-v2-http-${legacy}`, onRequest, extraTools = [] }) {
+  const handler = createMcpHandler(() => createModernServer(name, { extraTools }), { legacy, keepAliveMs: 0 });
   const server = http.createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);

@@ -5,7 +5,8 @@ import { z } from "zod";
 
 const text = (value) => ({ content: [{ type: "text", text: String(value) }] });
 
-export function createModernServer(name = "modern-server") {
+/** `extraTools`: names of more echo-like tools, read at each call (the HTTP handler builds a server per request), so a test can change the tool list. */
+export function createModernServer(name = "modern-server", { extraTools = [] } = {}) {
   const server = new McpServer(
     { name, version: "2.0.0" },
     { instructions: "A 2026-era test server.", capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true } } },
@@ -38,6 +39,7 @@ export function createModernServer(name = "modern-server") {
     const roots = (responses.roots.roots ?? []).map((root) => root.uri).join(",");
     return text(`${summary} | ${roots}`);
   });
+  for (const extra of extraTools) server.registerTool(extra, { description: `Extra tool ${extra}.`, inputSchema: z.object({}) }, async () => text(extra));
   server.registerResource("greeting", "test://greeting", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "hello" }] }));
   server.registerPrompt("hello", { description: "Says hello." }, async () => ({ messages: [{ role: "user", content: { type: "text", text: "hello" } }] }));
   return server;

@@ -30,7 +30,7 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     protocol: options.protocol,
     prior: options.prior,
     maxQueuedRequests: options.maxQueuedRequests,
-    negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks },
+    negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks, autoListen: options.autoListen },
     handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
   });
   client = new McpClient(connection, {

@@ -51,6 +51,13 @@ export interface ClientOptions {
    * `callTool` takes the same option per call). A mismatch rejects with `StructuredContentError`.
    */
   validateStructuredContent?: boolean;
+  /**
+   * 2026 era: once connected, open one `subscriptions/listen` for the lists the server advertises
+   * `listChanged` for, so `toolsChanged`/`resourcesChanged`/`promptsChanged` (and the caches that rely
+   * on them) work as in the 2025 era, where they arrive unasked (default true). A refused listen is an
+   * `error` event, never a failed `connect()`.
+   */
+  autoListen?: boolean;
   /** Requests made before the connection is ready wait in a queue of at most this many (default 10000). */
   maxQueuedRequests?: number;
 }

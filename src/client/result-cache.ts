@@ -8,7 +8,8 @@
  * - 2026 stateless era (results carry `ttlMs`): an entry is fresh while now < receivedAt + ttlMs, the
  *   TTL capped at 24 h; a TTL of 0, negative or absent means "do not reuse" (the era's default). The
  *   legacy rule above still applies in the legacy era whatever the TTL says.
- * - Results asking for more input (`resultType: "input_required"`) are never kept.
+ * - Results asking for more input (`resultType: "input_required"`) are never kept, nor the answers of
+ *   MRTR retries (made from one caller's input responses; the dialect marks them).
  * - `list_changed` drops every page of that kind; `resources/updated {uri}` drops the read of that uri;
  *   leaving `ready` (reconnect, new session, close) drops everything.
  *
@@ -19,7 +20,7 @@
  * callers that bring their own AbortSignal or progress callback: one caller's abort must not fail another.
  * A result that was in flight while its kind was invalidated is returned but not stored.
  */
-import type { Era, Result } from "../connection/eras/dialect.js";
+import { isUncacheable, type Era, type Result } from "../connection/eras/dialect.js";
 
 export type CachedKind = "tools" | "resources" | "prompts";
 
@@ -132,7 +133,7 @@ export class ResultCache {
 
   /** When `result` goes stale, or undefined when it must not be kept at all. */
   private expiry(method: string, result: Result): number | undefined {
-    if (result.resultType === "input_required") return undefined;
+    if (result.resultType === "input_required" || isUncacheable(result)) return undefined;
     const ttl = result.ttlMs;
     if (typeof ttl === "number" && ttl > 0) return Date.now() + Math.min(ttl, MAX_CACHE_TTL_MS);
     if (method !== "resources/read" && this.facts.era() === "legacy" && this.declaresListChanged(KIND_OF_METHOD[method])) return Infinity;

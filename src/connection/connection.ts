@@ -29,6 +29,7 @@ import { SENT, type SendOptions, type Transport, type TransportSink } from "../t
 import type {
   Dialect,
   Implementation,
+  ListKind,
   Negotiated,
   NegotiationSettings,
   Params,
@@ -68,6 +69,7 @@ export interface ConnectionOptions {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+const CHANGE_EVENTS = { tools: "toolsChanged", resources: "resourcesChanged", prompts: "promptsChanged" } as const;
 const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-switchboard", version: "0.1.0" };
 
 interface Waiter {
@@ -235,6 +237,10 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
 
   warn(error: Error): void {
     this.emit("error", error);
+  }
+
+  listChanged(kind: ListKind): void {
+    this.emit(CHANGE_EVENTS[kind]);
   }
 
   // ---- inbound ------------------------------------------------------------------------------------
@@ -455,6 +461,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       this.waiters = [];
       for (const waiter of waiters) waiter.resolve();
       this.flushResends();
+      this.dialect.onReady?.();
     }
     this.emit("state", state);
     if (state === "failed") {

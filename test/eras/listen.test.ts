@@ -105,7 +105,7 @@ describe("subscriptions/listen", () => {
 
   it("checklist 22: a server cancel is a 'remote' end: the client listens again, with backoff", async () => {
     const server = listeningServer();
-    const client = await open(server);
+    const client = await open(server, { autoListen: false }); // only this test's listens on the wire
     const subscription = await client.listen({ toolsListChanged: true }, { backoff: { initialMs: 20, maxMs: 100 } });
     const firstId = subscription.id;
     const drops: Error[] = [];
@@ -203,7 +203,7 @@ describe("subscriptions/listen", () => {
 
   it("subscribeResource works in the 2026 era through a listen with resourceSubscriptions", async () => {
     const server = listeningServer();
-    const client = await open(server);
+    const client = await open(server, { autoListen: false }); // only the resource listens on the wire
     const updates: string[] = [];
     client.on("resourceUpdated", (p) => updates.push(p.uri));
     await client.subscribeResource("file:///a");

@@ -137,6 +137,26 @@ describe("2026 era over Streamable HTTP", () => {
     expect(stubborn.posts("tools/call")).toHaveLength(2);
   });
 
+  it("checklist 7: a -32020 tells the caches above the connection: toolsChanged fires and the cached tool list is dropped", async () => {
+    let refusals = 0;
+    const server = await serve(
+      modernScript({
+        "tools/call": (request) => (refusals++ < 1 ? rpcError(request, 400, -32020, "Header mismatch: Mcp-Param-Region") : undefined),
+      }),
+    );
+    const client = await open(server.url);
+    let changed = 0;
+    client.on("toolsChanged", () => changed++);
+    await client.listTools();
+    await client.listTools(); // served from the cache (ttlMs 1000)
+    expect(server.posts("tools/list")).toHaveLength(1);
+    await client.callTool("weather", { region: "eu" });
+    expect(changed).toBe(1);
+    expect(server.posts("tools/list")).toHaveLength(2); // the dialect's own re-fetch
+    await client.listTools();
+    expect(server.posts("tools/list")).toHaveLength(3); // the client's cached copy was dropped too
+  });
+
   it.each([
     ["400 with a plain-text body", { status: 400, text: "Bad Request: Unsupported protocol version" }],
     ["404 with an empty body", { status: 404 }],

@@ -193,7 +193,7 @@ describe("results and methods per era", () => {
       }
       return "silent";
     });
-    const client = await open(server.clientSide, { requestTimeoutMs: 5000 });
+    const client = await open(server.clientSide, { requestTimeoutMs: 5000, autoListen: false }); // pending counts only the calls
     const timedOut = await client.callTool("slow", {}, { timeoutMs: 50 }).catch((e) => e);
     expect(timedOut).toBeInstanceOf(RequestTimeoutError);
     const ticking = await client.callTool("ticking", {}, { timeoutMs: 60, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 250 }).catch((e) => e);

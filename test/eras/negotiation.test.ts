@@ -104,7 +104,7 @@ describe("era negotiation", () => {
     const a = await open(sameServer(first.clientSide, identity));
     expect(a.era).toBe("modern");
     const second = modernServer();
-    const b = await open(sameServer(second.clientSide, identity));
+    const b = await open(sameServer(second.clientSide, identity), { autoListen: false }); // only negotiation's round trips counted
     expect(b.era).toBe("modern");
     expect(b.serverInfo?.name).toBe("modern-scripted");
     expect(second.received).toHaveLength(0); // zero round trips
@@ -123,10 +123,27 @@ describe("era negotiation", () => {
     await open(sameServer(modernServer().clientSide, identity));
     const downgraded = new ScriptedServer();
     downgraded.on("tools/call", (request, s) => replyError(s, request.id, -32000, "Bad Request: Server not initialized"));
-    const client = await open(sameServer(downgraded.clientSide, identity));
+    const client = await open(sameServer(downgraded.clientSide, identity), { autoListen: false }); // its -32601 to the listen would be the sign
     const warnings: Error[] = [];
     client.on("error", (e) => warnings.push(e));
     await expect(client.callTool("echo", { text: "x" })).rejects.toThrow(/not initialized/);
+    expect(warnings.some((w) => /probes the protocol era again/.test(w.message))).toBe(true);
+    const again = new ScriptedServer();
+    const reprobed = await open(sameServer(again.clientSide, identity));
+    expect(requestsOf(again).map((r) => r.method)).toEqual(["server/discover", "initialize"]);
+    expect(reprobed.era).toBe("legacy");
+  });
+
+  it("checklist 12: -32601 to subscriptions/listen (the automatic listen) is a 2025 server speaking: the cached modern verdict is dropped", async () => {
+    const identity = `test:${Math.random()}`;
+    await open(sameServer(modernServer().clientSide, identity), { autoListen: false });
+    const downgraded = new ScriptedServer(); // answers -32601 to methods it does not know
+    downgraded.capabilities = { tools: { listChanged: true } };
+    const client = await open(sameServer(downgraded.clientSide, identity));
+    const warnings: Error[] = [];
+    client.on("error", (e) => warnings.push(e));
+    expect(client.era).toBe("modern"); // from the cached verdict, whose discover advertises listChanged
+    for (let i = 0; i < 100 && !warnings.some((w) => /probes the protocol era again/.test(w.message)); i++) await new Promise((r) => setTimeout(r, 5));
     expect(warnings.some((w) => /probes the protocol era again/.test(w.message))).toBe(true);
     const again = new ScriptedServer();
     const reprobed = await open(sameServer(again.clientSide, identity));
@@ -138,14 +155,14 @@ describe("era negotiation", () => {
     const identity = `test:${Math.random()}`;
     await open(sameServer(new ScriptedServer().clientSide, identity));
     const upgraded = modernServer(); // answers initialize with -32022 { supported: ["2026-07-28"] }
-    const client = await open(sameServer(upgraded.clientSide, identity));
+    const client = await open(sameServer(upgraded.clientSide, identity), { autoListen: false });
     expect(client.era).toBe("modern");
     expect(requestsOf(upgraded).map((r) => r.method)).toEqual(["initialize", "server/discover"]);
   });
 
   it("a prior verdict skips the probe: modern with zero round trips, legacy straight to initialize", async () => {
     const server = modernServer();
-    const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT } });
+    const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT }, autoListen: false });
     expect(client.era).toBe("modern");
     expect(server.received).toHaveLength(0);
     const old = new ScriptedServer();

@@ -1,6 +1,7 @@
 /**
  * A hand-driven 2026-07-28 server on a memory pair (a ScriptedServer with the stateless era's answers):
- * `server/discover`, lists and calls with `resultType`, `-32601` for `initialize`. Tests override any
+ * `server/discover`, lists and calls with `resultType`, `-32022` for `initialize`, listens acknowledged
+ * as asked and kept open (it advertises listChanged, as real servers that do implement listen). Tests override any
  * method with `on()` and read the wire from `received`.
  */
 import type { JsonRpcId, JsonRpcRequest } from "../../src/jsonrpc/messages.js";
@@ -29,6 +30,11 @@ export function modernServer(): ScriptedServer {
       return "silent";
     })
     .on("tools/list", () => ({ resultType: "complete", ttlMs: 5000, cacheScope: "private", tools: [{ name: "echo", inputSchema: { type: "object" } }] }))
+    .on("subscriptions/listen", (request, s) => {
+      const notifications = (request.params as { notifications?: unknown }).notifications;
+      s.notify("notifications/subscriptions/acknowledged", { notifications, _meta: { "io.modelcontextprotocol/subscriptionId": request.id } });
+      return "silent";
+    })
     .on("tools/call", (request) => {
       const args = (request.params as { arguments?: { text?: string } }).arguments;
       return { resultType: "complete", content: [{ type: "text", text: args?.text ?? "" }] };

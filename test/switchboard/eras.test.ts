@@ -9,6 +9,11 @@ import { Switchboard } from "../../src/switchboard/switchboard.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
 import type { StdioTransport } from "../../src/transports/stdio.js";
 import { waitFor } from "../helpers/processes.js";
+import { rememberVerdict } from "../../src/connection/eras/verdict-cache.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
+import type { Transport } from "../../src/transports/transport.js";
+import { ScriptedServer } from "../helpers/scripted-server.js";
+import { modernServer, replyError } from "../helpers/modern-server.js";
 
 const modernStdio = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
 const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));
@@ -47,5 +52,96 @@ describe("Switchboard across protocol eras", () => {
     // The same DiscoverResult object: it came from the verdict cache, not from a new server/discover.
     expect(restarted.discover).toBe(discovered);
     expect((await board.callTool("modern__echo", { text: "after restart" })).content).toEqual([{ type: "text", text: "after restart" }]);
+  }, 20_000);
+
+  it("the tool list of a 2026 server (SDK v2 over HTTP) changes: the automatic listen invalidates the Switchboard's tool cache", async () => {
+    const server = await startSdkV2Http("reject");
+    try {
+      board = new Switchboard({ servers: { modern: { url: server.url } } });
+      await board.start();
+      expect(board.client("modern")!.era).toBe("modern");
+      const names = async () => (await board!.listTools()).map((t) => t.name);
+      expect(await names()).not.toContain("modern__fresh");
+      server.extraTools.push("fresh");
+      let changed = 0;
+      board.on("listsChanged", () => changed++);
+      // The listen may still be opening: publish until the change arrives (bounded).
+      for (let i = 0; i < 100 && changed === 0; i++) {
+        server.notify.toolsChanged();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(changed).toBeGreaterThan(0);
+      expect(await names()).toContain("modern__fresh");
+      expect((await board.callTool("modern__fresh", {})).content).toEqual([{ type: "text", text: "fresh" }]);
+      expect(server.requests.filter((r) => r.body?.method === "subscriptions/listen")).toHaveLength(1);
+    } finally {
+      await board?.stop();
+      board = undefined;
+      await server.close();
+    }
+  }, 20_000);
+
+  it("checklist 12: a cached 2026 verdict that stops working on a live connection is dropped; the supervisor's next restart probes again and lands in the 2025 era", async () => {
+    // Three generations of one server identity, one per (re)start: 2026, then a 2025 server that
+    // the cached verdict wrongly takes for 2026, then the same 2025 server again.
+    const identity = `test:${Math.random()}`;
+    const notInitialized = new ScriptedServer();
+    notInitialized.on("tools/call", (request, s) => replyError(s, request.id, -32000, "Bad Request: Server not initialized"));
+    const generations: ScriptedServer[] = [modernServer(), notInitialized, new ScriptedServer()];
+    let started = 0;
+    const sameIdentity = (transport: Transport): Transport =>
+      new Proxy(transport, {
+        get(target, property) {
+          if (property === "identity") return identity;
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    board = new Switchboard({
+      servers: { srv: { transport: () => sameIdentity(generations[started++]!.clientSide), client: { autoListen: false }, restart: fastRestart } },
+    });
+    const errors: Error[] = [];
+    board.on("error", ({ error }) => errors.push(error));
+    await board.start();
+    expect(board.client("srv")!.era).toBe("modern");
+    await board.listTools(); // the names stay routable across restarts
+
+    await generations[0]!.crash();
+    await waitFor(() => started === 2 && board!.status().srv.state === "up");
+    expect(board.client("srv")!.era).toBe("modern"); // the cached verdict skipped the probe...
+    expect(generations[1]!.received).toHaveLength(0);
+    await expect(board.callTool("srv__echo", { text: "x" })).rejects.toThrow(/not initialized/); // ...wrongly
+    expect(errors.some((e) => /probes the protocol era again/.test(e.message))).toBe(true);
+
+    await generations[1]!.crash();
+    await waitFor(() => started === 3 && board!.status().srv.state === "up");
+    const reprobed = generations[2]!.received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method);
+    expect(reprobed).toEqual(["server/discover", "initialize"]);
+    expect(board.client("srv")!.era).toBe("legacy");
+    expect((await board.callTool("srv__echo", { text: "back" })).content).toEqual([{ type: "text", text: "back" }]);
+  }, 20_000);
+
+  it("checklist 12: a real 2025 server (SDK v1, stdio) behind a stale cached 2026 verdict: its first result without resultType drops the verdict, and the next restart re-probes", async () => {
+    board = new Switchboard({
+      servers: { old: { command: node, args: [echoServer, `--case=${Math.random()}`], restart: fastRestart, client: { autoListen: false } } },
+    });
+    const errors: Error[] = [];
+    board.on("error", ({ error }) => errors.push(error));
+    await board.start();
+    expect(board.client("old")!.era).toBe("legacy");
+    await board.listTools();
+    // As if this command line had served 2026 before and was downgraded since.
+    const identity = board.client("old")!.connection.transport.identity;
+    rememberVerdict(identity, { kind: "modern", discover: board.client("old")!.discover ?? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } } });
+    const kill = () => process.kill((board!.client("old")!.connection.transport as StdioTransport).pid!, "SIGKILL");
+    kill();
+    await waitFor(() => board!.status().old.restarts === 1 && board!.status().old.state === "up");
+    expect(board.client("old")!.era).toBe("modern"); // the stale verdict skipped the probe
+    await expect(board.callTool("old__echo", { text: "x" })).rejects.toThrow(/must carry resultType/);
+    expect(errors.some((e) => /probes the protocol era again/.test(e.message))).toBe(true);
+    kill();
+    await waitFor(() => board!.status().old.restarts === 2 && board!.status().old.state === "up");
+    expect(board.client("old")!.era).toBe("legacy");
+    expect((await board.callTool("old__echo", { text: "healed" })).content).toEqual([{ type: "text", text: "healed" }]);
   }, 20_000);
 });

@@ -45,6 +45,30 @@ export interface Wire {
   readonly handleServerRequest: ServerRequestHandler;
   /** Reports a recoverable problem as an `error` event. */
   warn(error: Error): void;
+  /**
+   * Emits the event a server's `notifications/<kind>/list_changed` would (`toolsChanged`, ...), for
+   * staleness the dialect learns of itself (a -32020 header mismatch, a listen stream that was down),
+   * so caches above the connection drop that kind.
+   */
+  listChanged(kind: ListKind): void;
+}
+
+export type ListKind = "tools" | "resources" | "prompts";
+
+/**
+ * Marks a result that no cache may keep whatever its `ttlMs` says: the answer of an MRTR retry was
+ * made from this caller's input responses (a user's consent, a model's reply), so replaying it to a
+ * later plain request would skip the prompt. A non-enumerable symbol: invisible to JSON and spreads.
+ */
+export const UNCACHEABLE: unique symbol = Symbol("mcp-switchboard.uncacheable");
+
+export function markUncacheable(result: Result): Result {
+  Object.defineProperty(result, UNCACHEABLE, { value: true, enumerable: false });
+  return result;
+}
+
+export function isUncacheable(result: Result): boolean {
+  return (result as { [UNCACHEABLE]?: boolean })[UNCACHEABLE] === true;
 }
 
 export interface Dialect {
@@ -66,6 +90,8 @@ export interface Dialect {
   /** resources/subscribe in the 2025 era; a listen with `resourceSubscriptions` in the 2026 era. */
   subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
   unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
+  /** Called each time the connection becomes ready (2026 era: opens the automatic listen). Must not throw. */
+  onReady?(): void;
   /** Called when the connection closes (by the client) or fails, to release era state (listen streams). */
   dispose?(how: "closed" | "failed"): void;
 }
@@ -99,6 +125,11 @@ export interface NegotiationSettings {
   probeTimeoutMs?: number;
   /** Declare and drive the tasks extension (`io.modelcontextprotocol/tasks`). */
   tasks?: boolean;
+  /**
+   * 2026 era: open a `subscriptions/listen` for the list kinds the server advertises `listChanged`
+   * for, so change events arrive as they do unasked in the 2025 era (default true).
+   */
+  autoListen?: boolean;
 }
 
 export type Negotiator = (context: NegotiationContext) => Promise<Negotiated>;

@@ -10,6 +10,7 @@
  * Verdicts are cached per server identity; a prior verdict skips the probe.
  */
 import { ConfigError, McpError, ProtocolError, RequestTimeoutError, TransportError } from "../../jsonrpc/errors.js";
+import { autoListenFilter } from "./auto-listen.js";
 import type { Implementation, Negotiated, NegotiationContext, Result, Wire } from "./dialect.js";
 import { UnsupportedProtocolVersionError } from "./era-errors.js";
 import { LEGACY_PROTOCOL_VERSIONS, initializeLegacy } from "./legacy.js";
@@ -118,10 +119,12 @@ function modern(context: NegotiationContext, discover: Result, version: string):
   rememberVerdict(transport.identity, { kind: "modern", discover });
   const meta = discover._meta as Record<string, unknown> | undefined;
   const capabilities = discover.capabilities;
+  const serverCapabilities = isObject(capabilities) ? capabilities : {};
   return {
     dialect: new ModernDialect(wire, version, {
       http: transport.kind === "streamable-http",
       tasks: context.settings?.tasks === true,
+      autoListen: context.settings?.autoListen === false ? undefined : autoListenFilter(serverCapabilities),
       onLegacySign: (error) => {
         if (cachedVerdict(transport.identity)?.kind !== "modern") return;
         forgetVerdict(transport.identity);
@@ -129,7 +132,7 @@ function modern(context: NegotiationContext, discover: Result, version: string):
       },
     }),
     protocolVersion: version,
-    serverCapabilities: isObject(capabilities) ? capabilities : {},
+    serverCapabilities,
     serverInfo: isObject(meta?.[META_SERVER_INFO]) ? (meta[META_SERVER_INFO] as Implementation) : undefined,
     instructions: typeof discover.instructions === "string" ? discover.instructions : undefined,
     discover,

@@ -11,8 +11,9 @@ import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
-import { notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
+import { markUncacheable, notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
 import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
 import {
   META_SUBSCRIPTION_ID,
@@ -38,9 +39,12 @@ export interface ModernDialectOptions {
   http: boolean;
   /** The tasks extension is declared: `resultType: "task"` is expected and driven. */
   tasks: boolean;
+  /** What to listen for once ready (see auto-listen.ts); undefined: no automatic listen. */
+  autoListen?: ListenFilter;
   /**
    * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
-   * session" answer): the cached era verdict that let us skip the probe is wrong now.
+   * session" answer, a result without resultType, -32601 to subscriptions/listen): the cached era
+   * verdict that let us skip the probe is wrong now.
    */
   onLegacySign?: (error: Error) => void;
 }
@@ -57,6 +61,8 @@ export class ModernDialect implements Dialect, ListenHost {
   private readonly streams = new Map<JsonRpcId, ListenStream>();
   private readonly subscriptions = new Set<Subscription>();
   private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
+  private autoListening = false;
+  private disposed = false;
 
   constructor(
     private readonly wire: Wire,
@@ -95,8 +101,10 @@ export class ModernDialect implements Dialect, ListenHost {
             continue;
           }
           if (error.code === -32020 && method === "tools/call" && !headersRetried) {
-            // The header layer disagreed with the body: the tool list we mirrored from is stale.
+            // The header layer disagreed with the body: the tool list we mirrored from is stale, and
+            // so is every copy of it above the connection (client cache, Switchboard's tool list).
             headersRetried = true;
+            wire.listChanged("tools");
             await this.refreshTools(wire, options);
             continue;
           }
@@ -113,6 +121,7 @@ export class ModernDialect implements Dialect, ListenHost {
       }
       switch (result.resultType) {
         case "complete":
+          if (round > 0) return markUncacheable(result); // an MRTR retry's answer (see UNCACHEABLE)
           return method === "tools/list" ? this.tools.learn(result) : result;
         case "input_required": {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
@@ -126,8 +135,12 @@ export class ModernDialect implements Dialect, ListenHost {
             return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options);
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
-        case undefined:
-          throw invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
+        case undefined: {
+          const error = invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
+          // What a 2025 server answers when it serves a request without initialize (SDK v1 over stdio does).
+          this.options.onLegacySign?.(error);
+          throw error;
+        }
         default:
           throw invalidResult(method, result, `unknown resultType ${JSON.stringify(result.resultType)}`);
       }
@@ -167,6 +180,8 @@ export class ModernDialect implements Dialect, ListenHost {
       await subscription.open();
     } catch (error) {
       subscription.finish("remote");
+      // subscriptions/listen is core in this era: "method not found" is a 2025 server speaking.
+      if (error instanceof ProtocolError && error.code === -32601) this.options.onLegacySign?.(error);
       throw error;
     }
     return subscription;
@@ -206,7 +221,16 @@ export class ModernDialect implements Dialect, ListenHost {
     else this.streams.set(id, stream);
   }
 
+  onReady(): void {
+    const filter = this.options.autoListen;
+    // Once per dialect: a 2026 connection becomes ready once (no sessions to renew).
+    if (filter === undefined || this.autoListening || this.disposed) return;
+    this.autoListening = true;
+    startAutoListen(this.wire, filter, (f) => this.listen(this.wire, f), () => this.disposed);
+  }
+
   dispose(how: "closed" | "failed"): void {
+    this.disposed = true;
     for (const subscription of this.subscriptions) subscription.finish(how === "closed" ? "local" : "remote");
     this.subscriptions.clear();
     this.streams.clear();
