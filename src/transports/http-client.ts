@@ -26,12 +26,28 @@ export function createAgent(url: URL, maxSockets = 64): http.Agent {
   return url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
 }
 
-/** Sends a request; resolves with the response once its headers arrive. Connection errors name the URL. */
+/** node:http options of a URL, computed once per URL object (converting it costs ~2% of a small request). */
+const targets = new WeakMap<URL, { protocol: string; hostname: string; port: string; path: string }>();
+function target(url: URL): { protocol: string; hostname: string; port: string; path: string } {
+  let found = targets.get(url);
+  if (found === undefined) {
+    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    found = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
+    targets.set(url, found);
+  }
+  return found;
+}
+
+/**
+ * Sends a request; resolves with the response once its headers arrive. Connection errors name the URL.
+ * `headers` is the caller's to give away: a content-length is added to it.
+ */
 export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessage> {
   const { url, method, headers, body, signal, agent } = options;
   const lib = url.protocol === "https:" ? https : http;
   return new Promise<IncomingMessage>((resolve, reject) => {
-    const request = lib.request(url, { method, headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent, signal });
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const request = lib.request({ ...target(url), method, headers, agent, signal });
     if (options.timeoutMs !== undefined) {
       request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`no response headers within ${options.timeoutMs} ms`)));
     }

@@ -9,6 +9,7 @@
  * resumed with GET + Last-Event-ID, after the server's `retry` or a bounded exponential backoff; event
  * ids already seen are dropped, so nothing is delivered twice.
  */
+import { setMaxListeners } from "node:events";
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
@@ -54,8 +55,12 @@ export class StreamableHttpTransport implements Transport {
   private sink: TransportSink | undefined;
   private readonly agent: Agent;
   private readonly options: StreamableHttpOptions;
-  /** Every exchange in flight, so close() can abort them all. */
+  /** The headers that never change: the caller's, and a static bearer token, lower-cased once. */
+  private readonly fixedHeaders: Record<string, string>;
+  /** Every GET stream in flight, so close() can abort them all. */
   private readonly inflight = new Set<AbortController>();
+  /** Aborts every POST at close(). Each request adds a listener while it runs: no listener limit. */
+  private readonly closeSignal = unlimitedController();
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -64,6 +69,8 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
     this.agent = createAgent(this.url, options.maxSockets);
+    this.fixedHeaders = lowerCase(options.headers);
+    if (options.auth !== undefined && typeof options.auth !== "function") this.fixedHeaders.authorization = `Bearer ${options.auth.token}`;
   }
 
   async start(sink: TransportSink): Promise<void> {
@@ -101,16 +108,11 @@ export class StreamableHttpTransport implements Transport {
 
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     if (this.closed) throw new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false });
-    const exchange = new AbortController();
-    const onAbort = () => exchange.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    this.inflight.add(exchange);
-    try {
-      await this.post(message, options, exchange.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-      this.inflight.delete(exchange);
-    }
+    // close() aborts every POST through one transport-wide signal: a controller per message was the
+    // largest single cost of a small request. Only a caller's own signal (2026-era cancellation) needs
+    // combining with it.
+    const signal = options.signal === undefined ? this.closeSignal.signal : AbortSignal.any([this.closeSignal.signal, options.signal]);
+    await this.post(message, options, signal);
   }
 
   private async post(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {
@@ -329,10 +331,9 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { ...lowerCase(this.options.headers) };
+    const headers: Record<string, string> = { ...this.fixedHeaders };
     const auth = this.options.auth;
     if (typeof auth === "function") Object.assign(headers, lowerCase(await auth()));
-    else if (auth) headers.authorization = `Bearer ${auth.token}`;
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
     if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
     return Object.assign(headers, lowerCase(extra));
@@ -351,7 +352,9 @@ export class StreamableHttpTransport implements Transport {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
-    for (const exchange of this.inflight) exchange.abort(new ConnectionClosedError("transport closed"));
+    const reason = new ConnectionClosedError("transport closed");
+    this.closeSignal.abort(reason);
+    for (const exchange of this.inflight) exchange.abort(reason);
     this.inflight.clear();
     if (this.sessionId !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
@@ -377,6 +380,12 @@ function jsonRpcAnswer(body: string, requestId: JsonRpcId | undefined): JsonRpcM
     // Not JSON: an ordinary HTTP error.
   }
   return undefined;
+}
+
+function unlimitedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 function lowerCase(headers: Record<string, string> | undefined): Record<string, string> {
