@@ -67,6 +67,8 @@ export const SERVER_FIELDS: FieldTable = {
   maxQueue: { check: { kind: "integer", min: 0, allowInfinity: true } },
   tools: { check: { kind: "object", fields: TOOLS_FIELDS } },
   circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS } },
+  protocol: { check: { kind: "string", nonEmpty: true } },
+  autoListen: { check: { kind: "boolean" } },
 };
 
 /**
@@ -88,6 +90,8 @@ export const SERVER_HINTS: FieldHints = {
   transport: "type",
   transportType: "type",
   environment: "env",
+  protocolVersion: "protocol",
+  era: "protocol",
 };
 
 /** The keys that hold the server map; exactly one may be given. */

@@ -35,6 +35,10 @@ export interface ServerEntryInput {
   maxQueue?: number;
   tools?: ToolFilter;
   circuit?: Partial<CircuitPolicy>;
+  /** `"auto"` (default), `"legacy"` (the 2025 era, no probe), or a pinned version such as `"2026-07-28"`. */
+  protocol?: string;
+  /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
+  autoListen?: boolean;
 }
 
 export interface RestartPolicyInput extends Partial<RestartIntensityLimit> {
@@ -81,6 +85,9 @@ interface ServerEntryCommon {
   maxQueue: number;
   tools: ToolFilter;
   circuit: CircuitPolicy;
+  /** Unset: the client's default ("auto"). */
+  protocol?: string;
+  autoListen?: boolean;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

@@ -183,6 +183,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     maxQueue: (fields.maxQueue as number | undefined) ?? CONFIG_DEFAULTS.maxQueue,
     tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
     circuit: { ...CONFIG_DEFAULTS.circuit, ...(fields.circuit as Partial<CircuitPolicy> | undefined) },
+    ...protocolFields(fields, context),
   };
 
   if (kind === "stdio") {
@@ -294,4 +295,18 @@ function checkFallbacks(entry: ServerEntry, names: readonly string[], context: C
     if (seen.has(fallback)) fail(context, path, `"${fallback}" is listed twice`);
     seen.add(fallback);
   });
+}
+
+/** `protocol` is "auto", "legacy" or a protocol version (a date); checked here, where the message can say so. */
+function protocolFields(fields: Record<string, unknown>, context: CheckContext): { protocol?: string; autoListen?: boolean } {
+  const out: { protocol?: string; autoListen?: boolean } = {};
+  const protocol = fields.protocol as string | undefined;
+  if (protocol !== undefined) {
+    if (protocol !== "auto" && protocol !== "legacy" && !/^\d{4}-\d{2}-\d{2}$/.test(protocol)) {
+      fail(context, ["protocol"], `expected "auto", "legacy" or a protocol version such as "2025-11-25" or "2026-07-28", found ${JSON.stringify(protocol)}`);
+    }
+    out.protocol = protocol;
+  }
+  if (fields.autoListen !== undefined) out.autoListen = fields.autoListen as boolean;
+  return out;
 }

@@ -57,6 +57,9 @@ export class ServerRuntime {
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
     this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
+    // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
+    if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
+    if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
     this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
   }

@@ -218,6 +218,14 @@ describe("loadConfig / parseConfig from an object", () => {
     expect(parseConfig({ mcpServers: {} }).servers).toEqual({});
   });
 
+  it("takes a protocol mode or version and autoListen per server, and leaves them unset otherwise", () => {
+    const config = parseConfig(servers({ a: stdio({ protocol: "legacy" }), b: stdio({ protocol: "2026-07-28", autoListen: false }), c: stdio() }));
+    expect(config.servers.a).toMatchObject({ protocol: "legacy" });
+    expect(config.servers.b).toMatchObject({ protocol: "2026-07-28", autoListen: false });
+    expect(config.servers.c).not.toHaveProperty("protocol");
+    expect(config.servers.c).not.toHaveProperty("autoListen");
+  });
+
   it('accepts "type": "stdio" on stdio entries', () => {
     expect(parseConfig(servers({ a: stdio({ type: "stdio" }) })).servers.a.type).toBe("stdio");
   });
@@ -355,6 +363,16 @@ describe("every error message", () => {
     ["empty separator", { separator: "", mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found an empty string'],
     ["separator not a string", { separator: 1, mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found 1'],
 
+    // --- protocol settings ---
+    [
+      "protocol neither mode nor version",
+      servers({ a: stdio({ protocol: "modern" }) }),
+      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version such as "2025-11-25" or "2026-07-28", found "modern"',
+    ],
+    ["protocol not a string", servers({ a: stdio({ protocol: 2026 }) }), 'mcp.json, server "a", field "protocol": expected a non-empty string, found 2026'],
+    ["autoListen not a boolean", servers({ a: stdio({ autoListen: "yes" }) }), 'mcp.json, server "a", field "autoListen": expected true or false, found the string "yes"'],
+    ["era instead of protocol", servers({ a: stdio({ era: "legacy" }) }), 'mcp.json, server "a", field "era": unknown field; did you mean "protocol"?'],
+
     // --- server names and entries ---
     ["empty server name", servers({ "": stdio() }), 'mcp.json, server "": server names cannot be empty'],
     [
@@ -391,12 +409,12 @@ describe("every error message", () => {
     [
       "unknown, nothing close",
       servers({ a: stdio({ autoApprove: [] }) }),
-      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit)',
+      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
     ],
     [
       "an Object.prototype name is unknown too",
       servers({ a: stdio({ constructor: 1 }) }),
-      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit)',
+      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
     ],
     ["nested typo", servers({ a: stdio({ restart: { backof: {} } }) }), 'mcp.json, server "a", field "restart.backof": unknown field; did you mean "backoff"?'],
     [

@@ -28,6 +28,17 @@ afterEach(async () => {
 });
 
 describe("Switchboard across protocol eras", () => {
+  it("honours a server entry's protocol: \"legacy\" sends initialize first, the default probes with server/discover", async () => {
+    const pinned = new ScriptedServer();
+    const probed = new ScriptedServer();
+    board = new Switchboard({ servers: { pinned: { transport: () => pinned.clientSide, protocol: "legacy" }, probed: { transport: () => probed.clientSide } } });
+    await board.start();
+    expect((pinned.received[0] as { method: string }).method).toBe("initialize");
+    expect((probed.received[0] as { method: string }).method).toBe("server/discover");
+    expect(board.client("pinned")!.era).toBe("legacy");
+    expect(board.client("probed")!.era).toBe("legacy");
+  });
+
   it("serves a 2026 and a 2025 server side by side; a restart of the 2026 server skips the era probe (checklist 12)", async () => {
     board = new Switchboard({
       servers: {
