@@ -77,12 +77,14 @@ describe("StdioTransport", () => {
   });
 
   it("close(): ends stdin, then SIGTERM, then SIGKILL for a server that ignores both", async () => {
-    const stubborn = open(["-e", "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000)"], {
+    const stubborn = open(["-e", "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000); process.stderr.write('handlers installed\\n')"], {
       shutdown: { stdinCloseMs: 100, sigtermMs: 100 },
     });
-    const { sink, closed } = collect();
+    const { sink, closed, stderr } = collect();
     await stubborn.start(sink);
-    await new Promise((r) => setTimeout(r, 100)); // let it install its SIGTERM handler
+    // Its SIGTERM handler must be in place before close(), or SIGTERM would simply kill it (a fixed
+    // sleep here failed on a loaded machine).
+    await waitFor(() => stderr.join("").includes("handlers installed"));
     const pid = stubborn.pid!;
     const started = Date.now();
     await stubborn.close();
