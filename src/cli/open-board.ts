@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
+import { loadConfig } from "../switchboard/config.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 
 export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number } = {}): Promise<Switchboard> {
@@ -13,7 +14,11 @@ export async function openBoard(configPath: string | undefined, options: { timeo
         : `${path} does not exist`,
     );
   }
-  const board = await Switchboard.fromConfig(path, options.timeoutMs === undefined ? {} : { client: { requestTimeoutMs: options.timeoutMs } });
+  const config = await loadConfig(path);
+  // --timeout is the command line's word, so it wins over every entry's requestTimeoutMs (which the
+  // config always fills in, 60000 by default).
+  if (options.timeoutMs !== undefined) for (const entry of Object.values(config.servers)) entry.requestTimeoutMs = options.timeoutMs;
+  const board = new Switchboard(config);
   await board.start();
   return board;
 }

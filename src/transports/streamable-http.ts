@@ -96,7 +96,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   fallbackTransport(): Transport {
-    return new LegacySseTransport({ url: this.url, headers: this.options.headers });
+    return new LegacySseTransport({ url: this.url, headers: this.options.headers, auth: this.options.auth });
   }
 
   /** The 2026 era: no sessions (nothing stored, sent or DELETEd) and cancellation by abort. */
@@ -111,8 +111,20 @@ export class StreamableHttpTransport implements Transport {
     // close() aborts every POST through one transport-wide signal: a controller per message was the
     // largest single cost of a small request. Only a caller's own signal (2026-era cancellation) needs
     // combining with it.
-    const signal = options.signal === undefined ? this.closeSignal.signal : AbortSignal.any([this.closeSignal.signal, options.signal]);
-    await this.post(message, options, signal);
+    if (options.signal === undefined) return this.post(message, options, this.closeSignal.signal);
+    // Combined by hand: AbortSignal.any() over a long-lived source signal leaked its dependents in some
+    // Node versions (nodejs/node#55351), and this one lives as long as the transport.
+    const exchange = new AbortController();
+    const abort = (event: Event) => exchange.abort((event.target as AbortSignal).reason);
+    if (options.signal.aborted) exchange.abort(options.signal.reason);
+    options.signal.addEventListener("abort", abort, { once: true });
+    this.closeSignal.signal.addEventListener("abort", abort, { once: true });
+    try {
+      await this.post(message, options, exchange.signal);
+    } finally {
+      options.signal.removeEventListener("abort", abort);
+      this.closeSignal.signal.removeEventListener("abort", abort);
+    }
   }
 
   private async post(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {

@@ -45,6 +45,14 @@ describe("mcp-switchboard", () => {
     expect(failed.out).toMatch(/always fails/);
   });
 
+  it("--timeout bounds each call", async () => {
+    const started = Date.now();
+    const slow = await run("call", "echo__slow", '{"ms":5000}', "--timeout", "300", "-c", config);
+    expect(slow.code).toBe(1);
+    expect(slow.err).toMatch(/RequestTimeoutError/);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
   it("says clearly what is wrong with the command line or the config", async () => {
     expect((await run("call", "echo__add", "{nope", "-c", config)).err).toMatch(/The arguments for echo__add are not valid JSON/);
     expect((await run("call", "-c", config)).err).toMatch(/call needs a tool name/);

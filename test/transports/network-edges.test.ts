@@ -133,6 +133,42 @@ describe("legacy HTTP+SSE", () => {
   });
 });
 
+describe("the 2026-era probe's fallback to HTTP+SSE", () => {
+  it("keeps the auth of the URL target on the fallback transport", async () => {
+    const seen: string[] = [];
+    let stream: http.ServerResponse | undefined;
+    const server = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? "(none)"}`);
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write("event: endpoint\ndata: /messages\n\n");
+        stream = res;
+        return;
+      }
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        if (req.url !== "/messages") return void res.writeHead(404).end(); // neither 2026 nor Streamable HTTP
+        res.writeHead(202).end();
+        const message = JSON.parse(text);
+        if (message.method === "initialize") {
+          stream?.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "old-sse", version: "1" } } })}\n\n`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    later(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const client = await connected({ url, auth: { token: "fallback-token" } });
+    expect(client.connection.transport.kind).toBe("sse");
+    expect(seen.length).toBeGreaterThanOrEqual(4); // probe, initialize, GET, initialize on /messages, ...
+    expect(seen.every((line) => line.endsWith("Bearer fallback-token"))).toBe(true);
+  });
+});
+
 describe("WebSocket keep-alive", () => {
   it("drops a peer that stops answering pings, with a message that says so", async () => {
     const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, autoPong: false, handleProtocols: () => "mcp" });
