@@ -3,7 +3,7 @@
  * (namespaced names) and an `McpClient` (one server's names) both are.
  */
 import type { CallToolResult, Tool } from "../client/types.js";
-import { McpError } from "../jsonrpc/errors.js";
+import { McpError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { providerNameIndex } from "./names.js";
 
 export interface ToolHost {
@@ -24,12 +24,27 @@ export interface RunOutcome {
   error?: Error;
 }
 
-/** Maps the provider's name back (both hosts cache their tool lists), parses nothing, calls the tool. */
+/** Name indexes per tool list: hosts hand out the same cached array until the list changes. */
+const indexes = new WeakMap<readonly Tool[], Map<string, string>>();
+
+function mcpNameOf(tools: readonly Tool[], providerName: string): string | undefined {
+  let index = indexes.get(tools);
+  if (index === undefined) {
+    index = providerNameIndex(tools.map((tool) => tool.name));
+    indexes.set(tools, index);
+  }
+  return index.get(providerName);
+}
+
+/**
+ * Maps the provider's name back (both hosts cache their tool lists), parses nothing, calls the tool.
+ * Failures become results the model can read, except the caller's own cancellation: that stops the
+ * agent loop, so it is thrown.
+ */
 export async function runProviderCall(host: ToolHost, providerName: string, args: unknown, options: RunOptions = {}): Promise<RunOutcome> {
   let mcpName: string | undefined;
   try {
-    const tools = await host.listTools();
-    mcpName = providerNameIndex(tools.map((tool) => tool.name)).get(providerName);
+    mcpName = mcpNameOf(await host.listTools(), providerName);
     if (mcpName === undefined) throw new McpError(`No tool named ${providerName} is available`);
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       throw new McpError(`Arguments for ${providerName} must be a JSON object, got ${Array.isArray(args) ? "an array" : typeof args}`);
@@ -37,6 +52,8 @@ export async function runProviderCall(host: ToolHost, providerName: string, args
     const result = await host.callTool(mcpName, args as Record<string, unknown> | undefined, options.callOptions);
     return { mcpName, result };
   } catch (error) {
+    const signal = options.callOptions?.signal as AbortSignal | undefined;
+    if (error instanceof RequestCancelledError && signal?.aborted) throw error;
     const failure = error instanceof Error ? error : new Error(String(error));
     return { mcpName, error: failure, result: { isError: true, content: [{ type: "text", text: `Error: ${failure.message}` }] } };
   }

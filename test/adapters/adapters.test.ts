@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  RequestCancelledError,
   Switchboard,
   memoryPair,
   normaliseInputSchema,
@@ -100,6 +101,16 @@ describe("OpenAI", () => {
     const board = await startBoard();
     const output = await runOpenAIToolCall(board, { type: "function_call", call_id: "fc_1", name: "math__echo", arguments: '{"text":"hi"}' });
     expect(output).toEqual({ type: "function_call_output", call_id: "fc_1", output: "hi" });
+  });
+});
+
+describe("the way back", () => {
+  it("throws the caller's own cancellation instead of turning it into a tool answer", async () => {
+    const board = await startBoard();
+    const controller = new AbortController();
+    const pending = runAnthropicToolUse(board, { type: "tool_use", id: "t", name: "math__slow", input: { ms: 5000 } }, { callOptions: { signal: controller.signal } });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toBeInstanceOf(RequestCancelledError);
   });
 });
 
