@@ -6,7 +6,7 @@
  * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
  * is on. Servers send no requests.
  */
-import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
+import { ProtocolError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
@@ -27,6 +27,7 @@ import {
 } from "./modern-wire.js";
 import { MAX_INPUT_ROUNDS, MRTR_METHODS, nextRoundParams, roundsExceeded } from "./mrtr.js";
 import { ToolFacts } from "./tool-facts.js";
+import { CallScope } from "./call-scope.js";
 import { runTask } from "./tasks.js";
 
 /** Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. */
@@ -85,14 +86,28 @@ export class ModernDialect implements Dialect, ListenHost {
 
   async request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
     if (method === "logging/setLevel") return this.setLogLevel(params);
+    const started = performance.now();
+    // Made at the first round trip after the first (see call-scope.ts): one deadline for the whole call.
+    let scope: CallScope | undefined;
+    try {
+      return await this.rounds(wire, method, params, options, () => (scope ??= new CallScope(method, options, wire.requestTimeoutMs, started)));
+    } catch (error) {
+      throw scope === undefined ? error : scope.settle(error);
+    } finally {
+      scope?.dispose();
+    }
+  }
+
+  private async rounds(wire: Wire, method: string, params: Params | undefined, options: RequestOptions | undefined, call: () => CallScope): Promise<Result> {
     let current = params;
     let versionRetried = false;
     let headersRetried = false;
     let streamRetried = false;
-    for (let round = 0; ; ) {
+    for (let round = 0, trip = 0; ; trip++) {
       let result: Result;
       try {
-        result = await wire.roundTrip(method, withEnvelope(current, this.envelope), options, this.sendFor(method, current));
+        const tripOptions = trip === 0 ? options : call().roundOptions();
+        result = await wire.roundTrip(method, withEnvelope(current, this.envelope), tripOptions, this.sendFor(method, current));
       } catch (error) {
         if (error instanceof ProtocolError) {
           if (error.code === -32022 && !versionRetried) {
@@ -105,7 +120,7 @@ export class ModernDialect implements Dialect, ListenHost {
             // so is every copy of it above the connection (client cache, Switchboard's tool list).
             headersRetried = true;
             wire.listChanged("tools");
-            await this.refreshTools(wire, options);
+            await this.refreshTools(wire, call());
             continue;
           }
           if (error.code === -32021) throw missingCapabilities(method, error);
@@ -126,13 +141,14 @@ export class ModernDialect implements Dialect, ListenHost {
         case "input_required": {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
           if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded(method, MAX_INPUT_ROUNDS, result);
-          current = await nextRoundParams(wire, params, result, options?.signal);
-          if (options?.signal?.aborted) throw new RequestCancelledError(`Request ${method} was cancelled while answering the server's input requests`);
+          const scope = call();
+          current = await nextRoundParams(wire, params, result, scope.signal);
+          if (scope.signal.aborted) throw scope.failure();
           continue;
         }
         case "task":
           if (this.options.tasks && method === "tools/call") {
-            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options);
+            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options, call());
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
         case undefined: {
@@ -273,11 +289,11 @@ export class ModernDialect implements Dialect, ListenHost {
     this.wire.transport.setProtocolVersion?.(mutual);
   }
 
-  private async refreshTools(wire: Wire, options: RequestOptions | undefined): Promise<void> {
+  private async refreshTools(wire: Wire, scope: CallScope): Promise<void> {
     let cursor: string | undefined;
     this.tools.reset(); // the listing below fills it again, page by page
     for (let page = 0; page < 1000; page++) {
-      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { timeoutMs: options?.timeoutMs, signal: options?.signal });
+      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { maxTotalTimeoutMs: scope.remaining(), signal: scope.signal });
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
       if (cursor === undefined) break;
     }
