@@ -11,7 +11,7 @@ import type { CallScope } from "./call-scope.js";
 import type { Params, Result, Wire } from "./dialect.js";
 import { sleep } from "../../transports/sleep.js";
 import { nextRoundParams } from "./mrtr.js";
-import { clamp } from "./timers.js";
+import { clamp } from "../timers.js";
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /**
