@@ -62,6 +62,8 @@ export class ModernDialect implements Dialect, ListenHost {
   private readonly streams = new Map<JsonRpcId, ListenStream>();
   private readonly subscriptions = new Set<Subscription>();
   private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
+  /** Serialises resource (un)subscriptions (see serialWatch). */
+  private watchChain: Promise<void> = Promise.resolve();
   private autoListening = false;
   private disposed = false;
 
@@ -204,24 +206,40 @@ export class ModernDialect implements Dialect, ListenHost {
   }
 
   async subscribeResource(wire: Wire, uri: string): Promise<void> {
-    if (this.resourceWatch.uris.has(uri)) return;
-    this.resourceWatch.uris.add(uri);
-    await this.rewatch(wire).catch((error: unknown) => {
-      this.resourceWatch.uris.delete(uri);
-      throw error;
+    return this.serialWatch(() => {
+      if (this.resourceWatch.uris.has(uri)) return undefined;
+      return this.rewatch(wire, new Set(this.resourceWatch.uris).add(uri));
     });
   }
 
   async unsubscribeResource(wire: Wire, uri: string): Promise<void> {
-    if (!this.resourceWatch.uris.delete(uri)) return;
-    await this.rewatch(wire);
+    return this.serialWatch(() => {
+      if (!this.resourceWatch.uris.has(uri)) return undefined;
+      const uris = new Set(this.resourceWatch.uris);
+      uris.delete(uri);
+      return this.rewatch(wire, uris);
+    });
   }
 
-  /** One listen carries every resource subscription: a new set opens a new stream, then the old closes. */
-  private async rewatch(wire: Wire): Promise<void> {
+  /**
+   * Resource (un)subscriptions run one at a time: two overlapping rewatches both saw no old stream,
+   * both opened one, and the first was never closed (every update arrived twice).
+   */
+  private serialWatch(step: () => Promise<void> | undefined): Promise<void> {
+    const run = this.watchChain.then(step);
+    this.watchChain = run.catch(() => {}); // a failed step must not block the next
+    return run;
+  }
+
+  /**
+   * One listen carries every resource subscription: a new set opens a new stream, then the old closes.
+   * The set is committed only once the new stream is acknowledged, so a failed rewatch leaves the old
+   * stream and the uris it carries as they were.
+   */
+  private async rewatch(wire: Wire, uris: Set<string>): Promise<void> {
     const old = this.resourceWatch.subscription;
-    const uris = [...this.resourceWatch.uris];
-    this.resourceWatch.subscription = uris.length === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: uris });
+    const next = uris.size === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: [...uris] });
+    this.resourceWatch = { uris, subscription: next };
     await old?.close();
   }
 
