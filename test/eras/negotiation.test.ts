@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
+import { MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { DISCOVER_RESULT, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
 
@@ -216,4 +217,29 @@ describe("era negotiation", () => {
     expect(error.message).toMatch(/pinned.*use protocol "auto"/);
     expect(old.messages("initialize")).toHaveLength(0);
   });
+
+  it("checklist 13: concurrent requests all refused with -32022 move to the new version once and all succeed", async () => {
+    const server = modernServer();
+    server.on("server/discover", () => ({ ...DISCOVER_RESULT, supportedVersions: ["2026-07-28", "2027-01-01"] }));
+    server.on("tools/call", (request, s) => {
+      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
+      return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
+    });
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01", autoListen: false }));
+    const results = await withModernVersion("2027-01-01", () => Promise.all([1, 2, 3].map(() => client.callTool("echo"))));
+    expect(results.map((r) => r.content)).toEqual([1, 2, 3].map(() => [{ type: "text", text: "ok" }]));
+    const versions = server.messages("tools/call").map((c) => metaOf(c)[ENVELOPE_VERSION]);
+    expect(versions).toEqual(["2027-01-01", "2027-01-01", "2027-01-01", "2026-07-28", "2026-07-28", "2026-07-28"]);
+  });
 });
+
+/** Runs `fn` with `version` added to the 2026-era versions this client speaks (newest first). */
+async function withModernVersion<T>(version: string, fn: () => Promise<T>): Promise<T> {
+  const versions = MODERN_PROTOCOL_VERSIONS as unknown as string[];
+  versions.unshift(version);
+  try {
+    return await fn();
+  } finally {
+    versions.splice(versions.indexOf(version), 1);
+  }
+}

@@ -12,6 +12,12 @@ export class UnsupportedProtocolVersionError extends ProtocolError {
   }
 }
 
+/** The versions a -32022 error says the server speaks (its `data.supported`, strings only; [] if none). */
+export function supportedVersionsOf(error: ProtocolError): string[] {
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === "string") : [];
+}
+
 /** The server kept answering `input_required` beyond the rounds limit. `lastResult` is its last answer. */
 export class InputRequiredRoundsError extends McpError {
   constructor(

@@ -12,7 +12,7 @@ import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
 import { markUncacheable, notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
-import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { UnsupportedProtocolVersionError, asResourceNotFound, supportedVersionsOf, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
 import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
 import {
@@ -107,6 +107,9 @@ export class ModernDialect implements Dialect, ListenHost {
     let streamRetried = false;
     for (let round = 0, trip = 0; ; trip++) {
       let result: Result;
+      // The version this trip goes out with: a -32022 to it after another request already switched
+      // (several were in flight) is answered by retrying at the new version, not by switching again.
+      const sentWith = this.protocolVersion;
       try {
         const tripOptions = trip === 0 ? options : call().roundOptions();
         result = await wire.roundTrip(method, withEnvelope(current, this.envelope), tripOptions, this.sendFor(method, current));
@@ -114,7 +117,7 @@ export class ModernDialect implements Dialect, ListenHost {
         if (error instanceof ProtocolError) {
           if (error.code === -32022 && !versionRetried) {
             versionRetried = true;
-            this.switchVersion(error);
+            if (this.protocolVersion === sentWith) this.switchVersion(error);
             continue;
           }
           if (error.code === -32020 && method === "tools/call" && !headersRetried) {
@@ -293,7 +296,7 @@ export class ModernDialect implements Dialect, ListenHost {
   /** -32022 mid-session: move to a version both sides speak, or say clearly that there is none. */
   private switchVersion(error: ProtocolError): void {
     const data = (error.data ?? {}) as { supported?: unknown; requested?: unknown };
-    const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+    const supported = supportedVersionsOf(error);
     const mutual = (MODERN_PROTOCOL_VERSIONS as readonly string[]).find((v) => supported.includes(v) && v !== this.protocolVersion);
     if (mutual === undefined) {
       throw new UnsupportedProtocolVersionError(
