@@ -4,8 +4,8 @@
  * the DiscoverResult facts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
-import { MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/modern-wire.js";
+import { ConfigError, connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
+import { MODERN_PROTOCOL_VERSIONS, isModernVersion } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { DISCOVER_RESULT, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
 
@@ -57,7 +57,7 @@ describe("era negotiation", () => {
       if (metaOf(request)[ENVELOPE_VERSION] !== "2026-07-28") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return DISCOVER_RESULT;
     });
-    const client = await open(server.clientSide, { protocol: "2027-01-01" }).catch((e) => e);
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }).catch((e) => e));
     // Pinned 2027-01-01 is not offered by the server: a pin never falls back, and never to initialize.
     expect(client).toBeInstanceOf(UnsupportedProtocolVersionError);
     expect(server.messages("initialize")).toHaveLength(0);
@@ -181,7 +181,7 @@ describe("era negotiation", () => {
       if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
     });
-    const client = await open(server.clientSide, { protocol: "2027-01-01" });
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }));
     expect((await client.callTool("echo")).content).toEqual([{ type: "text", text: "ok" }]);
     const calls = server.messages("tools/call");
     expect(calls.map((c) => metaOf(c)[ENVELOPE_VERSION])).toEqual(["2027-01-01", "2026-07-28"]);
@@ -230,6 +230,19 @@ describe("era negotiation", () => {
     expect(results.map((r) => r.content)).toEqual([1, 2, 3].map(() => [{ type: "text", text: "ok" }]));
     const versions = server.messages("tools/call").map((c) => metaOf(c)[ENVELOPE_VERSION]);
     expect(versions).toEqual(["2027-01-01", "2027-01-01", "2027-01-01", "2026-07-28", "2026-07-28", "2026-07-28"]);
+  });
+
+  it("a pinned protocol must be a version this client speaks: \"latest\" or an unknown date is a ConfigError, nothing is sent", async () => {
+    expect(isModernVersion("latest")).toBe(false);
+    expect(isModernVersion("2026-07-28")).toBe(true);
+    for (const protocol of ["latest", "2027-01-01", "2026-07-28x"]) {
+      const server = modernServer();
+      const error = await open(server.clientSide, { protocol }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.field).toBe("protocol");
+      expect(error.message).toMatch(/not a version this client speaks.*2026-07-28, 2025-11-25/);
+      expect(server.received).toHaveLength(0);
+    }
   });
 });
 

@@ -27,8 +27,13 @@ export async function negotiateModern(context: NegotiationContext): Promise<Nego
   const { wire, mode, prior } = context;
   const transport = wire.transport;
   const pinned = mode === "auto" ? undefined : mode;
-  if (pinned !== undefined && !isModernVersion(pinned)) {
-    throw new ConfigError(`protocol ${JSON.stringify(pinned)} is not supported; use "auto", "legacy", one of ${LEGACY_PROTOCOL_VERSIONS.join(", ")} or ${MODERN_PROTOCOL_VERSIONS.join(", ")}`, { field: "protocol" });
+  // A pin is sent as-is in every request's envelope: it must be a version this client implements, not
+  // merely one that sorts after 2026-07-28 ("latest" does, and so does a future date).
+  if (pinned !== undefined && !(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(pinned)) {
+    throw new ConfigError(
+      `protocol ${JSON.stringify(pinned)} is not a version this client speaks; use "auto", "legacy" or one of ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")}`,
+      { field: "protocol" },
+    );
   }
   const ours: readonly string[] = pinned !== undefined ? [pinned] : MODERN_PROTOCOL_VERSIONS;
 
