@@ -135,6 +135,24 @@ describe("era negotiation", () => {
     expect(reprobed.era).toBe("legacy");
   });
 
+  it("checklist 12: ordinary -32000/-32600 errors from a 2026 server's tools are not a 2025 sign: the cached verdict stays", async () => {
+    const identity = `test:${Math.random()}`;
+    await open(sameServer(modernServer().clientSide, identity));
+    const failing = modernServer();
+    failing.on("tools/call", (request, s) =>
+      (request.params as { name: string }).name === "crash" ? replyError(s, request.id, -32000, "Tool crashed: disk full") : replyError(s, request.id, -32600, "Invalid arguments for tool"),
+    );
+    const client = await open(sameServer(failing.clientSide, identity), { autoListen: false });
+    const warnings: Error[] = [];
+    client.on("error", (e) => warnings.push(e));
+    await expect(client.callTool("crash")).rejects.toThrow(/disk full/);
+    await expect(client.callTool("bad")).rejects.toThrow(/Invalid arguments/);
+    expect(warnings.filter((w) => /2025-era/.test(w.message))).toEqual([]);
+    const again = modernServer();
+    await open(sameServer(again.clientSide, identity), { autoListen: false });
+    expect(again.received).toHaveLength(0); // the verdict was kept: no probe
+  });
+
   it("checklist 12: -32601 to subscriptions/listen (the automatic listen) is a 2025 server speaking: the cached modern verdict is dropped", async () => {
     const identity = `test:${Math.random()}`;
     await open(sameServer(modernServer().clientSide, identity), { autoListen: false });
