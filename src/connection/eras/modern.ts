@@ -30,8 +30,11 @@ import { ToolFacts } from "./tool-facts.js";
 import { CallScope } from "./call-scope.js";
 import { runTask } from "./tasks.js";
 
-/** Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. */
-const LEGACY_ONLY = new Set(["initialize", "ping", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
+/**
+ * Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. `ping`
+ * is kept too: the era has no ping, so it becomes a `server/discover` (a liveness check; see request).
+ */
+const LEGACY_ONLY = new Set(["initialize", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
 /** Results that are safe to fetch again when their stream broke (they change nothing). */
 const REPEATABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "prompts/get", "server/discover", "completion/complete", "tasks/get"]);
 
@@ -88,6 +91,8 @@ export class ModernDialect implements Dialect, ListenHost {
 
   async request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
     if (method === "logging/setLevel") return this.setLogLevel(params);
+    // No ping in this era; server/discover is the cheapest request every 2026 server answers.
+    if (method === "ping") return this.request(wire, "server/discover", undefined, options).then(() => ({}));
     const started = performance.now();
     // Made at the first round trip after the first (see call-scope.ts): one deadline for the whole call.
     let scope: CallScope | undefined;
