@@ -326,9 +326,7 @@ export class ModernDialect implements Dialect, ListenHost {
   }
 
   private repeatable(method: string, params: Params | undefined, options: RequestOptions | undefined): boolean {
-    if (options?.idempotent !== undefined) return options.idempotent;
-    if (REPEATABLE.has(method)) return true;
-    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name);
-    return false;
+    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name, options?.idempotent);
+    return options?.idempotent ?? REPEATABLE.has(method);
   }
 }
