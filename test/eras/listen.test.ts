@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, McpClient, MethodNotSupportedError, type Subscription } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
-import { modernServer, replyError } from "../helpers/modern-server.js";
+import { heldSubscriptions, modernServer, replyError, routedIds } from "../helpers/modern-server.js";
 import { MODERN_DISCOVER, result, startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 
 let clients: McpClient[] = [];
@@ -213,9 +213,16 @@ describe("subscriptions/listen", () => {
       { resourceSubscriptions: ["file:///a"] },
       { resourceSubscriptions: ["file:///a", "file:///b"] },
     ]);
+    // Routed to the current stream only: the first one (closed by the rewatch) is stale. The
+    // connection's resourceUpdated event fires for any notification, so routing is checked on the
+    // subscription itself.
+    const [watch] = heldSubscriptions(client);
+    const routed = routedIds(watch!);
+    server.notify("notifications/resources/updated", { uri: "file:///a", _meta: { [SID]: listens[0]!.id } });
     server.notify("notifications/resources/updated", { uri: "file:///b", _meta: { [SID]: listens[1]!.id } });
     await tick();
-    expect(updates).toEqual(["file:///b"]);
+    expect(routed).toEqual([listens[1]!.id]);
+    expect(updates).toEqual(["file:///a", "file:///b"]);
     expect(server.messages("resources/subscribe")).toHaveLength(0);
     await client.unsubscribeResource("file:///a");
     await client.unsubscribeResource("file:///b");
