@@ -12,7 +12,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Called for each progress notification of this request. Asking for it sends a progress token. */
   onProgress?: (progress: ProgressInfo) => void;
-  /** Each progress notification restarts the `timeoutMs` clock (bounded by `maxTotalTimeoutMs`). */
+  /**
+   * Each progress notification restarts the `timeoutMs` clock (bounded by `maxTotalTimeoutMs`). In the
+   * 2026 era a call (its MRTR rounds, input handlers, task polling) is bounded as a whole by
+   * `maxTotalTimeoutMs ?? timeoutMs`: progress restarts a round's clock, never the call's deadline.
+   */
   resetTimeoutOnProgress?: boolean;
   /** A hard limit on the whole request, however much progress arrives. */
   maxTotalTimeoutMs?: number;

@@ -10,6 +10,7 @@
 import { ProtocolError, RequestCancelledError, RequestTimeoutError, type McpError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { ProgressInfo, RequestOptions } from "./request-options.js";
+import { MAX_TIMER_MS } from "./timers.js";
 
 export interface PendingRequest {
   readonly id: JsonRpcId;
@@ -209,7 +210,9 @@ export class RequestTable {
   private arm(at: number, now: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(at - now)));
+    // Capped: setTimeout fires after 1 ms above 2^31-1 ms, which made a hot loop of re-arms for huge
+    // (finite) timeouts. Firing early is harmless: expire finds nothing due and re-arms.
+    this.timer = setTimeout(this.expire, Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(at - now))));
   }
 
   private disarm(): void {

@@ -44,24 +44,8 @@ export function shouldMoveToFallback(error: unknown, context: FallbackContext): 
   return fallbackVerdict(error, context).move;
 }
 
-/** The parts of an MCP `Tool` that speak to idempotence. */
-export interface ToolIdempotenceHints {
-  annotations?: {
-    readOnlyHint?: boolean;
-    idempotentHint?: boolean;
-  };
-}
-
-/**
- * Whether a call to `tool` may safely run twice. The caller's explicit option wins either way:
- * annotations are hints from the server (the spec warns they may be wrong), and the caller may know
- * better in both directions. Without it: `readOnlyHint` or `idempotentHint` true.
- */
-export function isIdempotentTool(tool: ToolIdempotenceHints | undefined, callerOption?: boolean): boolean {
-  if (callerOption !== undefined) return callerOption;
-  const hints = tool?.annotations;
-  return hints?.readOnlyHint === true || hints?.idempotentHint === true;
-}
+// The idempotence rule is the connection's too (a 2026-era re-send after a lost stream): one rule, below both.
+export { isIdempotentTool, type ToolIdempotenceHints } from "../connection/idempotence.js";
 
 /**
  * The servers a call may go to, in order: the primary, then its fallbacks (not transitive: a

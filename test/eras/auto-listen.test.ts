@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, McpClient } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
-import { DISCOVER_RESULT, modernServer, replyError } from "../helpers/modern-server.js";
+import { DISCOVER_RESULT, heldSubscriptions, modernServer, replyError, routedIds } from "../helpers/modern-server.js";
 
 let clients: McpClient[] = [];
 afterEach(async () => {
@@ -112,10 +112,14 @@ describe("automatic listen (2026 era)", () => {
     await until(() => events.length === 2); // default backoff: 100 ms
     expect(listens(server)).toHaveLength(2);
     expect(events.sort()).toEqual(["prompts", "tools"]);
-    // The new stream is the one routed: a notification tagged with its id arrives.
+    // The new stream is the one routed: a notification tagged with its id reaches the subscription,
+    // one tagged with the dropped stream's (stale) id does not. (Connection events fire for both.)
+    const [auto] = heldSubscriptions(client);
+    const routed = routedIds(auto!);
+    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[0]!.id } });
     server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[1]!.id } });
     await tick();
-    expect(events.filter((e) => e === "tools")).toHaveLength(2);
+    expect(routed).toEqual([listens(server)[1]!.id]);
   });
 
   it("close() ends it: no pending request, timer or listener is left, even before the acknowledgement", async () => {

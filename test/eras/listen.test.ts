@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, McpClient, MethodNotSupportedError, type Subscription } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
-import { modernServer, replyError } from "../helpers/modern-server.js";
+import { heldSubscriptions, modernServer, replyError, routedIds } from "../helpers/modern-server.js";
 import { MODERN_DISCOVER, result, startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 
 let clients: McpClient[] = [];
@@ -213,14 +213,67 @@ describe("subscriptions/listen", () => {
       { resourceSubscriptions: ["file:///a"] },
       { resourceSubscriptions: ["file:///a", "file:///b"] },
     ]);
+    // Routed to the current stream only: the first one (closed by the rewatch) is stale. The
+    // connection's resourceUpdated event fires for any notification, so routing is checked on the
+    // subscription itself.
+    const [watch] = heldSubscriptions(client);
+    const routed = routedIds(watch!);
+    server.notify("notifications/resources/updated", { uri: "file:///a", _meta: { [SID]: listens[0]!.id } });
     server.notify("notifications/resources/updated", { uri: "file:///b", _meta: { [SID]: listens[1]!.id } });
     await tick();
-    expect(updates).toEqual(["file:///b"]);
+    expect(routed).toEqual([listens[1]!.id]);
+    expect(updates).toEqual(["file:///a", "file:///b"]);
     expect(server.messages("resources/subscribe")).toHaveLength(0);
     await client.unsubscribeResource("file:///a");
     await client.unsubscribeResource("file:///b");
     await tick();
     const cancelled = (server.messages("notifications/cancelled") as unknown as { params: { requestId: unknown } }[]).map((m) => m.params.requestId);
     expect(cancelled).toEqual(expect.arrayContaining([listens[0]!.id, listens[1]!.id]));
+  });
+
+  it("concurrent subscribeResource calls keep one stream: each update arrives once, and none is left open after unsubscribing all", async () => {
+    const server = listeningServer();
+    const client = await open(server, { autoListen: false });
+    const updates: string[] = [];
+    client.on("resourceUpdated", (p) => updates.push(p.uri));
+    const uris = ["file:///a", "file:///b", "file:///c"];
+    await Promise.all(uris.map((uri) => client.subscribeResource(uri)));
+    await tick();
+    const open_ = () => {
+      const cancelled = new Set((server.messages("notifications/cancelled") as unknown as { params: { requestId: unknown } }[]).map((m) => m.params.requestId));
+      return (server.messages("subscriptions/listen") as JsonRpcRequest[]).filter((l) => !cancelled.has(l.id));
+    };
+    expect(open_()).toHaveLength(1);
+    // The server publishes each update on every open listen that asked for its uri.
+    for (const uri of uris) {
+      for (const listen of open_()) {
+        if ((listen.params as { notifications: { resourceSubscriptions: string[] } }).notifications.resourceSubscriptions.includes(uri)) {
+          server.notify("notifications/resources/updated", { uri, _meta: { [SID]: listen.id } });
+        }
+      }
+    }
+    await tick();
+    expect(updates.sort()).toEqual(uris);
+    await Promise.all(uris.map((uri) => client.unsubscribeResource(uri)));
+    await tick();
+    expect(open_()).toHaveLength(0);
+  });
+
+  it("a refused resource rewatch leaves the old stream open with its uris (nothing half-removed)", async () => {
+    const server = listeningServer();
+    const client = await open(server, { autoListen: false });
+    await client.subscribeResource("file:///a");
+    server.on("subscriptions/listen", (request, s) => replyError(server, request.id, -32603, "no more listens"));
+    await expect(client.subscribeResource("file:///b")).rejects.toThrow(/no more listens/);
+    await tick();
+    expect(server.messages("notifications/cancelled")).toHaveLength(0); // the first stream stays
+    // The set is still {a}: subscribing b again opens a listen for a and b, once the server allows it.
+    server.on("subscriptions/listen", (request, s) => {
+      s.notify("notifications/subscriptions/acknowledged", { notifications: (request.params as { notifications: unknown }).notifications, _meta: { [SID]: request.id } });
+      return "silent";
+    });
+    await client.subscribeResource("file:///b");
+    const last = (server.messages("subscriptions/listen") as JsonRpcRequest[]).at(-1)!;
+    expect((last.params as { notifications: unknown }).notifications).toEqual({ resourceSubscriptions: ["file:///a", "file:///b"] });
   });
 });

@@ -104,12 +104,12 @@ describe("results and methods per era", () => {
     expect(page).toMatchObject({ resultType: "complete", ttlMs: 5000, cacheScope: "private" });
   });
 
-  it("checklist 24: ping, logging/setLevel and resources/subscribe are never sent; the log level rides in each request's _meta", async () => {
+  it("checklist 24: ping, logging/setLevel and resources/subscribe are never sent; ping() is a server/discover; the log level rides in each request's _meta", async () => {
     const server = modernServer();
     const client = await open(server.clientSide);
-    const ping = await client.ping().catch((e) => e);
-    expect(ping).toBeInstanceOf(MethodNotSupportedError);
-    expect(ping.message).toMatch(/ping does not exist in protocol 2026-07-28 \(modern era\)/);
+    const discovers = server.messages("server/discover").length;
+    await expect(client.ping()).resolves.toBeUndefined();
+    expect(server.messages("server/discover")).toHaveLength(discovers + 1);
     await expect(client.request("resources/subscribe", { uri: "a://b" })).rejects.toBeInstanceOf(MethodNotSupportedError);
     await client.callTool("echo", { text: "before" });
     await client.setLoggingLevel("warning");

@@ -4,7 +4,8 @@
  * the DiscoverResult facts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
+import { ConfigError, connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
+import { MODERN_PROTOCOL_VERSIONS, isModernVersion } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { DISCOVER_RESULT, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
 
@@ -56,7 +57,7 @@ describe("era negotiation", () => {
       if (metaOf(request)[ENVELOPE_VERSION] !== "2026-07-28") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return DISCOVER_RESULT;
     });
-    const client = await open(server.clientSide, { protocol: "2027-01-01" }).catch((e) => e);
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }).catch((e) => e));
     // Pinned 2027-01-01 is not offered by the server: a pin never falls back, and never to initialize.
     expect(client).toBeInstanceOf(UnsupportedProtocolVersionError);
     expect(server.messages("initialize")).toHaveLength(0);
@@ -134,6 +135,24 @@ describe("era negotiation", () => {
     expect(reprobed.era).toBe("legacy");
   });
 
+  it("checklist 12: ordinary -32000/-32600 errors from a 2026 server's tools are not a 2025 sign: the cached verdict stays", async () => {
+    const identity = `test:${Math.random()}`;
+    await open(sameServer(modernServer().clientSide, identity));
+    const failing = modernServer();
+    failing.on("tools/call", (request, s) =>
+      (request.params as { name: string }).name === "crash" ? replyError(s, request.id, -32000, "Tool crashed: disk full") : replyError(s, request.id, -32600, "Invalid arguments for tool"),
+    );
+    const client = await open(sameServer(failing.clientSide, identity), { autoListen: false });
+    const warnings: Error[] = [];
+    client.on("error", (e) => warnings.push(e));
+    await expect(client.callTool("crash")).rejects.toThrow(/disk full/);
+    await expect(client.callTool("bad")).rejects.toThrow(/Invalid arguments/);
+    expect(warnings.filter((w) => /2025-era/.test(w.message))).toEqual([]);
+    const again = modernServer();
+    await open(sameServer(again.clientSide, identity), { autoListen: false });
+    expect(again.received).toHaveLength(0); // the verdict was kept: no probe
+  });
+
   it("checklist 12: -32601 to subscriptions/listen (the automatic listen) is a 2025 server speaking: the cached modern verdict is dropped", async () => {
     const identity = `test:${Math.random()}`;
     await open(sameServer(modernServer().clientSide, identity), { autoListen: false });
@@ -180,7 +199,7 @@ describe("era negotiation", () => {
       if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
     });
-    const client = await open(server.clientSide, { protocol: "2027-01-01" });
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }));
     expect((await client.callTool("echo")).content).toEqual([{ type: "text", text: "ok" }]);
     const calls = server.messages("tools/call");
     expect(calls.map((c) => metaOf(c)[ENVELOPE_VERSION])).toEqual(["2027-01-01", "2026-07-28"]);
@@ -216,4 +235,42 @@ describe("era negotiation", () => {
     expect(error.message).toMatch(/pinned.*use protocol "auto"/);
     expect(old.messages("initialize")).toHaveLength(0);
   });
+
+  it("checklist 13: concurrent requests all refused with -32022 move to the new version once and all succeed", async () => {
+    const server = modernServer();
+    server.on("server/discover", () => ({ ...DISCOVER_RESULT, supportedVersions: ["2026-07-28", "2027-01-01"] }));
+    server.on("tools/call", (request, s) => {
+      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
+      return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
+    });
+    const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01", autoListen: false }));
+    const results = await withModernVersion("2027-01-01", () => Promise.all([1, 2, 3].map(() => client.callTool("echo"))));
+    expect(results.map((r) => r.content)).toEqual([1, 2, 3].map(() => [{ type: "text", text: "ok" }]));
+    const versions = server.messages("tools/call").map((c) => metaOf(c)[ENVELOPE_VERSION]);
+    expect(versions).toEqual(["2027-01-01", "2027-01-01", "2027-01-01", "2026-07-28", "2026-07-28", "2026-07-28"]);
+  });
+
+  it("a pinned protocol must be a version this client speaks: \"latest\" or an unknown date is a ConfigError, nothing is sent", async () => {
+    expect(isModernVersion("latest")).toBe(false);
+    expect(isModernVersion("2026-07-28")).toBe(true);
+    for (const protocol of ["latest", "2027-01-01", "2026-07-28x"]) {
+      const server = modernServer();
+      const error = await open(server.clientSide, { protocol }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.field).toBe("protocol");
+      expect(error.message).toMatch(/not a version this client speaks.*2026-07-28, 2025-11-25/);
+      expect(server.received).toHaveLength(0);
+    }
+  });
 });
+
+/** Runs `fn` with `version` added to the 2026-era versions this client speaks (newest first). */
+async function withModernVersion<T>(version: string, fn: () => Promise<T>): Promise<T> {
+  const versions = MODERN_PROTOCOL_VERSIONS as unknown as string[];
+  versions.unshift(version);
+  try {
+    return await fn();
+  } finally {
+    versions.splice(versions.indexOf(version), 1);
+  }
+}

@@ -4,6 +4,7 @@
  * as asked and kept open (it advertises listChanged, as real servers that do implement listen). Tests override any
  * method with `on()` and read the wire from `received`.
  */
+import type { McpClient, Subscription } from "../../src/index.js";
 import type { JsonRpcId, JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "./scripted-server.js";
 
@@ -53,4 +54,21 @@ export function metaOf(request: unknown): Record<string, unknown> {
 
 export function requestsOf(server: ScriptedServer): JsonRpcRequest[] {
   return server.received.filter((m): m is JsonRpcRequest => "method" in m && "id" in m);
+}
+
+/**
+ * The subscriptions a 2026 connection opened for itself (the automatic listen, the resource watch).
+ * They are not public, so tests reach them through the connection's internals to check routing: the
+ * connection events a notification becomes fire whichever stream it was routed to, or none.
+ */
+export function heldSubscriptions(client: McpClient): Subscription[] {
+  const dialect = (client.connection as unknown as { dialect: { subscriptions: Set<Subscription> } }).dialect;
+  return [...dialect.subscriptions];
+}
+
+/** Records the subscription ids of the notifications routed to `subscription`. */
+export function routedIds(subscription: Subscription): unknown[] {
+  const ids: unknown[] = [];
+  subscription.on("notification", (_method, params) => ids.push((params?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/subscriptionId"]));
+  return ids;
 }

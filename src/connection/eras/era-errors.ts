@@ -12,6 +12,12 @@ export class UnsupportedProtocolVersionError extends ProtocolError {
   }
 }
 
+/** The versions a -32022 error says the server speaks (its `data.supported`, strings only; [] if none). */
+export function supportedVersionsOf(error: ProtocolError): string[] {
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === "string") : [];
+}
+
 /** The server kept answering `input_required` beyond the rounds limit. `lastResult` is its last answer. */
 export class InputRequiredRoundsError extends McpError {
   constructor(
@@ -53,9 +59,21 @@ export function lostOnTheWay(error: unknown): boolean {
   return error instanceof TransportError && !(error instanceof ConnectionClosedError) && error.status === undefined && error.retryable;
 }
 
-/** -32000..-32019 is where 2025 servers say "not initialized" / "no session"; -32600 is a bad request. */
+/**
+ * What 2025 servers answer to a request without `initialize` or a session ("Bad Request: Server not
+ * initialized", "No valid session ID provided", "Received request before initialization was complete").
+ */
+const NOT_INITIALIZED = /not initiali[sz]ed|before initiali[sz]ation|session/i;
+
+/**
+ * Whether an error is evidence of a 2025 server: a -32000..-32019 or -32600 error that says so in
+ * words. The codes alone are not: a 2026 server's tools fail with generic -32000 or -32600 errors too,
+ * and dropping the era verdict on those sent every later connection back to probing.
+ */
 export function looksLegacy(error: ProtocolError): boolean {
-  return (error.code <= -32000 && error.code >= -32019) || error.code === -32600;
+  const code = error.code;
+  if (!((code <= -32000 && code >= -32019) || code === -32600)) return false;
+  return NOT_INITIALIZED.test(error.message);
 }
 
 export function invalidResult(method: string, result: Result, why: string): ProtocolError {

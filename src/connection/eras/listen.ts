@@ -12,6 +12,7 @@ import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/er
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { Params, Result, Wire } from "./dialect.js";
+import { MAX_TIMER_MS, clamp, timerFor } from "../timers.js";
 
 export interface ListenFilter {
   toolsListChanged?: boolean;
@@ -104,7 +105,8 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
     this.id = id;
     return new Promise<void>((resolve, reject) => {
       let acked = false;
-      const ackTimer = setTimeout(() => {
+      // No timer for an infinite (or setTimeout-unsafe) ack timeout: it would fire after 1 ms.
+      const ackTimer = timerFor(() => {
         if (acked) return;
         const error = new McpError(`subscriptions/listen: no acknowledgement within ${this.ackTimeoutMs} ms; closing the stream`);
         controller.abort(error);
@@ -160,7 +162,8 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
       return;
     }
     const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5000 };
-    const delay = Math.min(maxMs, initialMs * 2 ** (this.failures - 1));
+    // Clamped, not skipped: a re-listen must come, and setTimeout fires at once above 2^31-1 ms.
+    const delay = clamp(Math.min(maxMs, initialMs * 2 ** (this.failures - 1)), 0, MAX_TIMER_MS, MAX_TIMER_MS);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (this.ended) return;

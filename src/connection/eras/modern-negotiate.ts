@@ -12,7 +12,7 @@
 import { ConfigError, McpError, ProtocolError, RequestTimeoutError, TransportError } from "../../jsonrpc/errors.js";
 import { autoListenFilter } from "./auto-listen.js";
 import type { Implementation, Negotiated, NegotiationContext, Result, Wire } from "./dialect.js";
-import { UnsupportedProtocolVersionError } from "./era-errors.js";
+import { UnsupportedProtocolVersionError, supportedVersionsOf } from "./era-errors.js";
 import { LEGACY_PROTOCOL_VERSIONS, initializeLegacy } from "./legacy.js";
 import { ModernDialect } from "./modern.js";
 import { LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, buildEnvelope, isModernVersion, withTasks } from "./modern-wire.js";
@@ -27,8 +27,13 @@ export async function negotiateModern(context: NegotiationContext): Promise<Nego
   const { wire, mode, prior } = context;
   const transport = wire.transport;
   const pinned = mode === "auto" ? undefined : mode;
-  if (pinned !== undefined && !isModernVersion(pinned)) {
-    throw new ConfigError(`protocol ${JSON.stringify(pinned)} is not supported; use "auto", "legacy", one of ${LEGACY_PROTOCOL_VERSIONS.join(", ")} or ${MODERN_PROTOCOL_VERSIONS.join(", ")}`, { field: "protocol" });
+  // A pin is sent as-is in every request's envelope: it must be a version this client implements, not
+  // merely one that sorts after 2026-07-28 ("latest" does, and so does a future date).
+  if (pinned !== undefined && !(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(pinned)) {
+    throw new ConfigError(
+      `protocol ${JSON.stringify(pinned)} is not a version this client speaks; use "auto", "legacy" or one of ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")}`,
+      { field: "protocol" },
+    );
   }
   const ours: readonly string[] = pinned !== undefined ? [pinned] : MODERN_PROTOCOL_VERSIONS;
 
@@ -170,12 +175,11 @@ function classifyResult(result: Result, version: string, context: NegotiationCon
 function classifyError(error: unknown, http: boolean): ProbeOutcome {
   if (error instanceof ProtocolError) {
     if (error.code === -32022) {
-      const data = (error.data ?? {}) as { supported?: unknown };
-      const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+      const supported = supportedVersionsOf(error);
       const mutual = (MODERN_PROTOCOL_VERSIONS as readonly string[]).find((v) => supported.includes(v));
       if (mutual !== undefined) return { kind: "retry", version: mutual };
       if (supported.some(isModernVersion)) {
-        throw new UnsupportedProtocolVersionError(`The server speaks ${supported.join(", ")}; this client speaks ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")}: no version in common`, data);
+        throw new UnsupportedProtocolVersionError(`The server speaks ${supported.join(", ")}; this client speaks ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")}: no version in common`, (error.data ?? {}) as { supported?: unknown });
       }
       return { kind: "legacy", why: `-32022 listing only ${supported.join(", ") || "nothing usable"}` };
     }
@@ -197,8 +201,7 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
 
 function fallsForward(error: unknown): boolean {
   if (!(error instanceof ProtocolError) || error.code !== -32022) return false;
-  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-  return Array.isArray(supported) && supported.some((version) => (MODERN_PROTOCOL_VERSIONS as readonly unknown[]).includes(version));
+  return supportedVersionsOf(error).some((version) => (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version));
 }
 
 function mutualVersion(discover: Result, ours: readonly string[]): string | undefined {

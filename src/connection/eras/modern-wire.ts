@@ -7,6 +7,8 @@ import type { Implementation, Params } from "./dialect.js";
 /** Newest first: the first is what the client offers. */
 export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
 export const LATEST_MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
+/** Where the stateless era begins. */
+export const FIRST_MODERN_VERSION = "2026-07-28";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -16,9 +18,14 @@ export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/** ISO dates compare as strings: every version from 2026-07-28 on is of the stateless era. */
+const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * ISO dates compare as strings: every version from 2026-07-28 on is of the stateless era. Only for
+ * strings shaped like a version: "latest" or "next" also sort after "2026-07-28".
+ */
 export function isModernVersion(version: unknown): version is string {
-  return typeof version === "string" && version >= LATEST_MODERN_VERSION;
+  return typeof version === "string" && VERSION_SHAPE.test(version) && version >= FIRST_MODERN_VERSION;
 }
 
 export type Envelope = Readonly<Record<string, unknown>>;

@@ -6,13 +6,13 @@
  * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
  * is on. Servers send no requests.
  */
-import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
+import { ProtocolError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
 import { markUncacheable, notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
-import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { UnsupportedProtocolVersionError, asResourceNotFound, supportedVersionsOf, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
 import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
 import {
@@ -27,10 +27,14 @@ import {
 } from "./modern-wire.js";
 import { MAX_INPUT_ROUNDS, MRTR_METHODS, nextRoundParams, roundsExceeded } from "./mrtr.js";
 import { ToolFacts } from "./tool-facts.js";
+import { CallScope } from "./call-scope.js";
 import { runTask } from "./tasks.js";
 
-/** Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. */
-const LEGACY_ONLY = new Set(["initialize", "ping", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
+/**
+ * Methods this era does not have. `logging/setLevel` is kept: it sets the level requests carry. `ping`
+ * is kept too: the era has no ping, so it becomes a `server/discover` (a liveness check; see request).
+ */
+const LEGACY_ONLY = new Set(["initialize", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
 /** Results that are safe to fetch again when their stream broke (they change nothing). */
 const REPEATABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "prompts/get", "server/discover", "completion/complete", "tasks/get"]);
 
@@ -61,6 +65,8 @@ export class ModernDialect implements Dialect, ListenHost {
   private readonly streams = new Map<JsonRpcId, ListenStream>();
   private readonly subscriptions = new Set<Subscription>();
   private resourceWatch: { uris: Set<string>; subscription: Subscription | undefined } = { uris: new Set(), subscription: undefined };
+  /** Serialises resource (un)subscriptions (see serialWatch). */
+  private watchChain: Promise<void> = Promise.resolve();
   private autoListening = false;
   private disposed = false;
 
@@ -85,19 +91,38 @@ export class ModernDialect implements Dialect, ListenHost {
 
   async request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
     if (method === "logging/setLevel") return this.setLogLevel(params);
+    // No ping in this era; server/discover is the cheapest request every 2026 server answers.
+    if (method === "ping") return this.request(wire, "server/discover", undefined, options).then(() => ({}));
+    const started = performance.now();
+    // Made at the first round trip after the first (see call-scope.ts): one deadline for the whole call.
+    let scope: CallScope | undefined;
+    try {
+      return await this.rounds(wire, method, params, options, () => (scope ??= new CallScope(method, options, wire.requestTimeoutMs, started)));
+    } catch (error) {
+      throw scope === undefined ? error : scope.settle(error);
+    } finally {
+      scope?.dispose();
+    }
+  }
+
+  private async rounds(wire: Wire, method: string, params: Params | undefined, options: RequestOptions | undefined, call: () => CallScope): Promise<Result> {
     let current = params;
     let versionRetried = false;
     let headersRetried = false;
     let streamRetried = false;
-    for (let round = 0; ; ) {
+    for (let round = 0, trip = 0; ; trip++) {
       let result: Result;
+      // The version this trip goes out with: a -32022 to it after another request already switched
+      // (several were in flight) is answered by retrying at the new version, not by switching again.
+      const sentWith = this.protocolVersion;
       try {
-        result = await wire.roundTrip(method, withEnvelope(current, this.envelope), options, this.sendFor(method, current));
+        const tripOptions = trip === 0 ? options : call().roundOptions();
+        result = await wire.roundTrip(method, withEnvelope(current, this.envelope), tripOptions, this.sendFor(method, current));
       } catch (error) {
         if (error instanceof ProtocolError) {
           if (error.code === -32022 && !versionRetried) {
             versionRetried = true;
-            this.switchVersion(error);
+            if (this.protocolVersion === sentWith) this.switchVersion(error);
             continue;
           }
           if (error.code === -32020 && method === "tools/call" && !headersRetried) {
@@ -105,7 +130,7 @@ export class ModernDialect implements Dialect, ListenHost {
             // so is every copy of it above the connection (client cache, Switchboard's tool list).
             headersRetried = true;
             wire.listChanged("tools");
-            await this.refreshTools(wire, options);
+            await this.refreshTools(wire, call());
             continue;
           }
           if (error.code === -32021) throw missingCapabilities(method, error);
@@ -126,13 +151,14 @@ export class ModernDialect implements Dialect, ListenHost {
         case "input_required": {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
           if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded(method, MAX_INPUT_ROUNDS, result);
-          current = await nextRoundParams(wire, params, result, options?.signal);
-          if (options?.signal?.aborted) throw new RequestCancelledError(`Request ${method} was cancelled while answering the server's input requests`);
+          const scope = call();
+          current = await nextRoundParams(wire, params, result, scope.signal);
+          if (scope.signal.aborted) throw scope.failure();
           continue;
         }
         case "task":
           if (this.options.tasks && method === "tools/call") {
-            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options);
+            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options, call());
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
         case undefined: {
@@ -188,24 +214,40 @@ export class ModernDialect implements Dialect, ListenHost {
   }
 
   async subscribeResource(wire: Wire, uri: string): Promise<void> {
-    if (this.resourceWatch.uris.has(uri)) return;
-    this.resourceWatch.uris.add(uri);
-    await this.rewatch(wire).catch((error: unknown) => {
-      this.resourceWatch.uris.delete(uri);
-      throw error;
+    return this.serialWatch(() => {
+      if (this.resourceWatch.uris.has(uri)) return undefined;
+      return this.rewatch(wire, new Set(this.resourceWatch.uris).add(uri));
     });
   }
 
   async unsubscribeResource(wire: Wire, uri: string): Promise<void> {
-    if (!this.resourceWatch.uris.delete(uri)) return;
-    await this.rewatch(wire);
+    return this.serialWatch(() => {
+      if (!this.resourceWatch.uris.has(uri)) return undefined;
+      const uris = new Set(this.resourceWatch.uris);
+      uris.delete(uri);
+      return this.rewatch(wire, uris);
+    });
   }
 
-  /** One listen carries every resource subscription: a new set opens a new stream, then the old closes. */
-  private async rewatch(wire: Wire): Promise<void> {
+  /**
+   * Resource (un)subscriptions run one at a time: two overlapping rewatches both saw no old stream,
+   * both opened one, and the first was never closed (every update arrived twice).
+   */
+  private serialWatch(step: () => Promise<void> | undefined): Promise<void> {
+    const run = this.watchChain.then(step);
+    this.watchChain = run.catch(() => {}); // a failed step must not block the next
+    return run;
+  }
+
+  /**
+   * One listen carries every resource subscription: a new set opens a new stream, then the old closes.
+   * The set is committed only once the new stream is acknowledged, so a failed rewatch leaves the old
+   * stream and the uris it carries as they were.
+   */
+  private async rewatch(wire: Wire, uris: Set<string>): Promise<void> {
     const old = this.resourceWatch.subscription;
-    const uris = [...this.resourceWatch.uris];
-    this.resourceWatch.subscription = uris.length === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: uris });
+    const next = uris.size === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: [...uris] });
+    this.resourceWatch = { uris, subscription: next };
     await old?.close();
   }
 
@@ -259,7 +301,7 @@ export class ModernDialect implements Dialect, ListenHost {
   /** -32022 mid-session: move to a version both sides speak, or say clearly that there is none. */
   private switchVersion(error: ProtocolError): void {
     const data = (error.data ?? {}) as { supported?: unknown; requested?: unknown };
-    const supported = Array.isArray(data.supported) ? data.supported.filter((v): v is string => typeof v === "string") : [];
+    const supported = supportedVersionsOf(error);
     const mutual = (MODERN_PROTOCOL_VERSIONS as readonly string[]).find((v) => supported.includes(v) && v !== this.protocolVersion);
     if (mutual === undefined) {
       throw new UnsupportedProtocolVersionError(
@@ -273,20 +315,18 @@ export class ModernDialect implements Dialect, ListenHost {
     this.wire.transport.setProtocolVersion?.(mutual);
   }
 
-  private async refreshTools(wire: Wire, options: RequestOptions | undefined): Promise<void> {
+  private async refreshTools(wire: Wire, scope: CallScope): Promise<void> {
     let cursor: string | undefined;
     this.tools.reset(); // the listing below fills it again, page by page
     for (let page = 0; page < 1000; page++) {
-      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { timeoutMs: options?.timeoutMs, signal: options?.signal });
+      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { maxTotalTimeoutMs: scope.remaining(), signal: scope.signal });
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
       if (cursor === undefined) break;
     }
   }
 
   private repeatable(method: string, params: Params | undefined, options: RequestOptions | undefined): boolean {
-    if (options?.idempotent !== undefined) return options.idempotent;
-    if (REPEATABLE.has(method)) return true;
-    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name);
-    return false;
+    if (method === "tools/call" && typeof params?.name === "string") return this.tools.repeatable(params.name, options?.idempotent);
+    return options?.idempotent ?? REPEATABLE.has(method);
   }
 }

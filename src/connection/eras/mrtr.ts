@@ -4,7 +4,8 @@
  * requests. The client fulfils them with the same handlers that answer 2025-era server requests, then
  * sends the original request again (a new id) with `inputResponses` and the server's `requestState`.
  */
-import { McpError } from "../../jsonrpc/errors.js";
+import { McpError, ProtocolError } from "../../jsonrpc/errors.js";
+import { sleep } from "../../transports/sleep.js";
 import type { Params, Result, Wire } from "./dialect.js";
 import { InputRequiredRoundsError } from "./era-errors.js";
 
@@ -12,6 +13,8 @@ export const MRTR_METHODS = new Set(["tools/call", "prompts/get", "resources/rea
 export const MAX_INPUT_ROUNDS = 10;
 /** A round with only `requestState` is the server asking to come back shortly, not a prompt. */
 export const STATE_ONLY_PAUSE_MS = 250;
+/** More input requests than any prompt UI shows at once: a server asking for more is broken or hostile. */
+export const MAX_INPUT_REQUESTS = 32;
 
 interface InputRequest {
   method: string;
@@ -27,19 +30,25 @@ export async function nextRoundParams(wire: Wire, original: Params | undefined, 
   }
   if (state !== undefined && typeof state !== "string") throw new McpError("The server's input_required result has a requestState that is not a string");
   const entries = Object.entries((requests ?? {}) as Record<string, InputRequest>);
+  if (entries.length > MAX_INPUT_REQUESTS) {
+    // Refused before any handler starts: every key would run a handler (a prompt, a model call) at once.
+    throw new ProtocolError(`The server's input_required result has ${entries.length} inputRequests; at most ${MAX_INPUT_REQUESTS} are answered`, -32603);
+  }
   if (entries.length === 0 && state === undefined) throw new McpError("The server answered input_required with neither inputRequests nor requestState");
   const next: Params = { ...original };
   delete next.inputResponses;
   delete next.requestState;
   if (entries.length === 0) {
-    await pause(STATE_ONLY_PAUSE_MS, signal);
+    await sleep(STATE_ONLY_PAUSE_MS, signal);
+    if (signal?.aborted) throw signal.reason;
   } else {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       // Every key is answered, all at once: a user may see several prompts side by side.
-      const answers = await Promise.all(entries.map(([key, request]) => fulfil(wire, key, request, controller.signal)));
+      // Raced with the signal: a handler that ignores its signal must not keep the call open.
+      const answers = await untilAborted(Promise.all(entries.map(([key, request]) => fulfil(wire, key, request, controller.signal))), signal);
       next.inputResponses = Object.fromEntries(entries.map(([key], index) => [key, answers[index]]));
     } catch (error) {
       controller.abort(error);
@@ -97,21 +106,22 @@ function undeclared(capabilities: Record<string, unknown>, method: string, param
   }
 }
 
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", aborted);
-      resolve();
-    }
-    function aborted() {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener("abort", aborted, { once: true });
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => reject(signal.reason);
+    signal.addEventListener("abort", aborted, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", aborted);
+        reject(error);
+      },
+    );
   });
 }

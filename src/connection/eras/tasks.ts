@@ -7,11 +7,19 @@
  */
 import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
 import type { RequestOptions } from "../request-options.js";
+import type { CallScope } from "./call-scope.js";
 import type { Params, Result, Wire } from "./dialect.js";
 import { sleep } from "../../transports/sleep.js";
 import { nextRoundParams } from "./mrtr.js";
+import { clamp } from "../timers.js";
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/**
+ * The server's pollIntervalMs is clamped: 0 would poll in a tight loop, and a delay above 2^31-1 ms
+ * makes setTimeout fire after 1 ms (the same loop).
+ */
+export const MIN_POLL_INTERVAL_MS = 100;
+export const MAX_POLL_INTERVAL_MS = 60_000;
 
 /** Sends a request under the modern envelope (supplied by the dialect). */
 export type TaskRequest = (method: string, params: Params, options?: RequestOptions) => Promise<Result>;
@@ -26,20 +34,21 @@ interface TaskState {
   error?: { code?: number; message?: string; data?: unknown };
 }
 
-export async function runTask(wire: Wire, send: TaskRequest, created: Result, options: RequestOptions | undefined): Promise<Result> {
+/** Drives the task to its end within `scope` (the call's deadline and the caller's signal). */
+export async function runTask(wire: Wire, send: TaskRequest, created: Result, options: RequestOptions | undefined, scope: CallScope): Promise<Result> {
   let task = taskOf(created);
   const taskId = task.taskId;
-  const signal = options?.signal;
+  const signal = scope.signal;
   const answered = new Set<string>();
   let polls = 0;
   const cancel = () => {
     // tasks/cancel, never notifications/cancelled: the task outlives the request that created it.
     send("tasks/cancel", { taskId }).catch((error: Error) => wire.warn(new McpError(`tasks/cancel for ${taskId} failed: ${error.message}`, { cause: error })));
   };
-  signal?.addEventListener("abort", cancel, { once: true });
+  signal.addEventListener("abort", cancel, { once: true });
   try {
     for (;;) {
-      if (signal?.aborted) throw new RequestCancelledError(`Task ${taskId} was cancelled by the caller`);
+      if (signal.aborted) throw scope.failure();
       options?.onProgress?.({ progress: polls, message: task.statusMessage ?? task.status });
       switch (task.status) {
         case "completed":
@@ -54,17 +63,18 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
           if (Object.keys(fresh).length > 0) {
             const next = await nextRoundParams(wire, { taskId }, { inputRequests: fresh }, signal);
             for (const key of Object.keys(fresh)) answered.add(key);
-            await send("tasks/update", { taskId, inputResponses: next.inputResponses });
+            await send("tasks/update", { taskId, inputResponses: next.inputResponses }, { signal, maxTotalTimeoutMs: scope.remaining() });
           }
           break;
         }
       }
-      await sleep(task.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, signal);
+      await sleep(clamp(task.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, MIN_POLL_INTERVAL_MS, MAX_POLL_INTERVAL_MS, DEFAULT_POLL_INTERVAL_MS), signal);
+      if (signal.aborted) throw scope.failure();
       polls++;
-      task = taskOf(await send("tasks/get", { taskId }, { signal, timeoutMs: options?.timeoutMs }));
+      task = taskOf(await send("tasks/get", { taskId }, { signal, timeoutMs: options?.timeoutMs, maxTotalTimeoutMs: scope.remaining() }));
     }
   } finally {
-    signal?.removeEventListener("abort", cancel);
+    signal.removeEventListener("abort", cancel);
   }
 }
 

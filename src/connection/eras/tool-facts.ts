@@ -5,19 +5,19 @@
  * forbids calling them.
  */
 import { McpError } from "../../jsonrpc/errors.js";
+import { isIdempotentTool, type ToolIdempotenceHints } from "../idempotence.js";
 import type { Params, Result } from "./dialect.js";
 import { headerDeclarations, paramHeaders, type HeaderParam } from "./param-headers.js";
 
 interface ToolFact {
   headers: readonly HeaderParam[];
-  /** readOnlyHint or idempotentHint: safe to re-send after a lost stream. */
-  repeatable: boolean;
+  /** The tool as listed: its annotations decide whether a call may be re-sent (isIdempotentTool). */
+  tool: ToolIdempotenceHints;
 }
 
-interface ListedTool {
+interface ListedTool extends ToolIdempotenceHints {
   name?: unknown;
   inputSchema?: unknown;
-  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
 }
 
 export class ToolFacts {
@@ -45,8 +45,7 @@ export class ToolFacts {
         this.warn(new McpError(`Tool "${tool.name}" dropped from tools/list: ${declarations.problem} (protocol 2026-07-28 forbids calling it over HTTP)`));
         continue;
       }
-      const repeatable = tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
-      this.facts.set(tool.name, { headers: declarations.ok ? declarations.params : [], repeatable });
+      this.facts.set(tool.name, { headers: declarations.ok ? declarations.params : [], tool });
       kept.push(tool);
     }
     return kept.length === list.length ? result : { ...result, tools: kept };
@@ -58,7 +57,8 @@ export class ToolFacts {
     if (fact !== undefined && fact.headers.length > 0) paramHeaders(fact.headers, params?.arguments as Record<string, unknown> | undefined, headers);
   }
 
-  repeatable(name: string): boolean {
-    return this.facts.get(name)?.repeatable === true;
+  /** Whether a call may be sent again, by the same rule the supervisor's fallback uses. */
+  repeatable(name: string, callerOption: boolean | undefined): boolean {
+    return isIdempotentTool(this.facts.get(name)?.tool, callerOption);
   }
 }
