@@ -192,6 +192,13 @@ describe("era negotiation", () => {
     expect(legacy.verdict).toEqual({ kind: "legacy" });
   });
 
+  it("a prior 2025 verdict does not override a pinned 2026 version: the pin probes", async () => {
+    const server = modernServer();
+    const client = await open(server.clientSide, { prior: { kind: "legacy" }, protocol: "2026-07-28", autoListen: false });
+    expect(client.era).toBe("modern");
+    expect(requestsOf(server)[0]!.method).toBe("server/discover");
+  });
+
   it("checklist 13: -32022 mid-session moves to a mutual version and retries; with no overlap the error says what to do", async () => {
     const server = modernServer();
     server.on("server/discover", () => ({ ...DISCOVER_RESULT, supportedVersions: ["2026-07-28", "2027-01-01"] }));

@@ -39,7 +39,7 @@ describe("Switchboard across protocol eras", () => {
     expect(board.client("probed")!.era).toBe("legacy");
   });
 
-  it("serves a 2026 and a 2025 server side by side; a restart of the 2026 server skips the era probe (checklist 12)", async () => {
+  it("serves a 2026 and a 2025 server side by side; a restart of the 2026 server re-asks server/discover when its facts had no ttlMs (checklist 12, 29)", async () => {
     board = new Switchboard({
       servers: {
         modern: { command: node, args: [modernStdio, "modern-only", `--case=${Math.random()}`], restart: fastRestart },
@@ -60,8 +60,10 @@ describe("Switchboard across protocol eras", () => {
     await waitFor(() => board!.status().modern.restarts > 0 && board!.status().modern.state === "up");
     const restarted = board.client("modern")!;
     expect(restarted.era).toBe("modern");
-    // The same DiscoverResult object: it came from the verdict cache, not from a new server/discover.
-    expect(restarted.discover).toBe(discovered);
+    // The SDK v2 server gives its DiscoverResult no ttlMs, so the restart asked server/discover again
+    // (fresh facts) instead of reusing the cached one; the era itself was never in doubt.
+    expect(restarted.discover).not.toBe(discovered);
+    expect(restarted.discover).toEqual(discovered);
     expect((await board.callTool("modern__echo", { text: "after restart" })).content).toEqual([{ type: "text", text: "after restart" }]);
   }, 20_000);
 
@@ -143,7 +145,7 @@ describe("Switchboard across protocol eras", () => {
     await board.listTools();
     // As if this command line had served 2026 before and was downgraded since.
     const identity = board.client("old")!.connection.transport.identity;
-    rememberVerdict(identity, { kind: "modern", discover: board.client("old")!.discover ?? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} } } });
+    rememberVerdict(identity, { kind: "modern", discover: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 60_000, cacheScope: "public" } });
     const kill = () => process.kill((board!.client("old")!.connection.transport as StdioTransport).pid!, "SIGKILL");
     kill();
     await waitFor(() => board!.status().old.restarts === 1 && board!.status().old.state === "up");

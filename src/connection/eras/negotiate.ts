@@ -15,7 +15,8 @@ export function registerModernNegotiator(negotiator: Negotiator): void {
 
 export async function negotiate(context: NegotiationContext): Promise<Negotiated> {
   const { mode, prior } = context;
-  if (mode === "legacy" || prior?.kind === "legacy") return initializeLegacy(context.wire);
+  // A prior 2025 verdict skips the probe in "auto" mode only: a pinned version is the caller's word.
+  if (mode === "legacy" || (mode === "auto" && prior?.kind === "legacy")) return initializeLegacy(context.wire);
   if ((LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(mode)) {
     return initializeLegacy(context.wire, { offer: mode });
   }
