@@ -3,28 +3,22 @@
  * answers ttlMs 0) and the client's result cache. TTLs, cacheScope, invalidation by the listen stream,
  * and what is never kept.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { connect, McpClient } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { modernServer } from "../helpers/modern-server.js";
 import type { ScriptedServer } from "../helpers/scripted-server.js";
 import { MODERN_DISCOVER, result, startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 
-let clients: McpClient[] = [];
-let servers: ScriptedHttp[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
+const track = closeAfterEach();
 
 const SID = "io.modelcontextprotocol/subscriptionId";
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 
 async function open(server: ScriptedServer, options: Parameters<typeof connect>[1] = {}): Promise<McpClient> {
   const client = await connect(server.clientSide, { enforceCapabilities: false, ...options });
-  clients.push(client);
+  track(client);
   return client;
 }
 
@@ -76,10 +70,11 @@ describe("the result cache over a 2026 connection", () => {
       }
       return { status: 202 };
     });
-    servers.push(http);
+    track(http);
     const alice = await connect({ url: http.url, auth: { token: "alice" } }, { autoListen: false });
     const bob = await connect({ url: http.url, auth: { token: "bob" } }, { autoListen: false });
-    clients.push(alice, bob);
+    track(alice);
+    track(bob);
     expect((await alice.listTools()).map((t) => t.name)).toEqual(["tool_of_alice"]);
     expect((await bob.listTools()).map((t) => t.name)).toEqual(["tool_of_bob"]); // not alice's cached page
     expect((await alice.listTools()).map((t) => t.name)).toEqual(["tool_of_alice"]); // alice's own, from her cache

@@ -3,21 +3,15 @@
  * subscription id, the ways a stream ends, re-listening, resource subscriptions in both eras, and the
  * connection events the result cache relies on.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { connect, McpClient, MethodNotSupportedError, type Subscription } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { heldSubscriptions, modernServer, replyError, routedIds } from "../helpers/modern-server.js";
 import { MODERN_DISCOVER, result, startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 
-let clients: McpClient[] = [];
-let servers: ScriptedHttp[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
+const track = closeAfterEach();
 
 const SID = "io.modelcontextprotocol/subscriptionId";
 
@@ -36,7 +30,7 @@ function listeningServer(): ScriptedServer {
 
 async function open(server: ScriptedServer, options: Parameters<typeof connect>[1] = {}): Promise<McpClient> {
   const client = await connect(server.clientSide, options);
-  clients.push(client);
+  track(client);
   return client;
 }
 
@@ -136,9 +130,9 @@ describe("subscriptions/listen", () => {
       }
       return { status: 202 };
     });
-    servers.push(http);
+    track(http);
     const client = await connect({ url: http.url });
-    clients.push(client);
+    track(client);
     const changed = new Promise((resolve) => client.on("toolsChanged", () => resolve(true)));
     const subscription = await client.listen({ toolsListChanged: true }, { backoff: { initialMs: 10, maxMs: 50 } });
     expect(await changed).toBe(true); // arrived on the second stream, after the first was cut

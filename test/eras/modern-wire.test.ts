@@ -3,7 +3,8 @@
  * era byte-for-byte unchanged, resultType handling, methods the era lacks, log level per request,
  * progress and timeouts, resource-not-found in both eras, header value encoding.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import {
   connect,
   McpClient,
@@ -17,15 +18,11 @@ import { encodeHeaderValue } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { ENVELOPE_CAPABILITIES, ENVELOPE_INFO, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
 
-let clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const track = closeAfterEach();
 
 async function open(transport: Transport, options: Parameters<typeof connect>[1] = {}): Promise<McpClient> {
   const client = await connect(transport, options);
-  clients.push(client);
+  track(client);
   return client;
 }
 

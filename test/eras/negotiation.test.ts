@@ -3,21 +3,18 @@
  * the first wire message per mode, the probe's classification, the verdict cache, -32022 recovery and
  * the DiscoverResult facts.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { ConfigError, connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
 import { MODERN_PROTOCOL_VERSIONS, isModernVersion } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { DISCOVER_RESULT, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
 
-let clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const track = closeAfterEach();
 
 async function open(transport: Transport, options: Parameters<typeof connect>[1] = {}): Promise<McpClient> {
   const client = await connect(transport, options);
-  clients.push(client);
+  track(client);
   return client;
 }
 

@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
 import { connect, McpClient, type ClientOptions, type JsonRpcMessage, type Transport } from "../../src/index.js";
 import { StdioTransport } from "../../src/transports/stdio.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
@@ -17,15 +18,11 @@ const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs
 const rawResponder = fileURLToPath(new URL("../../examples/servers/raw-responder.mjs", import.meta.url));
 const everything = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 
-let clients: McpClient[] = [];
-let servers: SdkV2Http[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
+// Registered first so it runs last (after hooks run in reverse): once everything tracked is closed.
+afterEach(() => {
   expect(liveProcessCount()).toBe(0);
 });
+const track = closeAfterEach();
 
 /** A transport that records what the client writes. */
 function recording(transport: Transport): { transport: Transport; sent: JsonRpcMessage[] } {
@@ -44,7 +41,7 @@ async function overStdio(args: string[], env?: Record<string, string>, options: 
   // A fresh identity per test (a cwd-less env change would share one): the verdict cache must not leak between cases.
   const { transport, sent } = recording(new StdioTransport({ command: process.execPath, args: [...args, `--case=${Math.random()}`], env }));
   const client = await connect(transport, { requestTimeoutMs: 15_000, ...options });
-  clients.push(client);
+  track(client);
   return { client, sent, transport };
 }
 
@@ -111,9 +108,9 @@ describe("auto negotiation against real servers", () => {
     ["dual-era", "stateless"],
   ] as const)("SDK v2 over Streamable HTTP, %s: modern, first POST server/discover with the 2026 headers", async (_name, legacy) => {
     const server = await startSdkV2Http(legacy);
-    servers.push(server);
+    track(server);
     const client = await connect({ url: server.url });
-    clients.push(client);
+    track(client);
     expect(client.era).toBe("modern");
     expect(client.serverInfo?.name).toBe(`sdk-v2-http-${legacy}`);
     const first = server.requests[0]!;
@@ -125,9 +122,9 @@ describe("auto negotiation against real servers", () => {
 
   it("SDK v2 dual-era over Streamable HTTP with protocol legacy: the 2025 era (stateless fallback)", async () => {
     const server = await startSdkV2Http("stateless");
-    servers.push(server);
+    track(server);
     const client = await connect({ url: server.url }, { protocol: "legacy" });
-    clients.push(client);
+    track(client);
     expect(client.era).toBe("legacy");
     expect(server.requests[0]!.body?.method).toBe("initialize");
     expect((await client.callTool("echo", { text: "2025" })).content).toEqual([{ type: "text", text: "2025" }]);
@@ -146,9 +143,9 @@ describe("2026 features against the SDK v2 server", () => {
     if (kind === "stdio") client = (await overStdio([modernStdio, "modern-only"], undefined, handlers)).client;
     else {
       const server = await startSdkV2Http("reject");
-      servers.push(server);
+      track(server);
       client = await connect({ url: server.url }, handlers);
-      clients.push(client);
+      track(client);
     }
     expect(client.era).toBe("modern");
     expect((await client.callTool("confirm", { what: "launch" })).content).toEqual([{ type: "text", text: "confirmed launch: true" }]);
@@ -157,9 +154,9 @@ describe("2026 features against the SDK v2 server", () => {
 
   it("listen delivers tools and resource change notifications from the SDK v2 server over HTTP", async () => {
     const server = await startSdkV2Http("reject");
-    servers.push(server);
+    track(server);
     const client = await connect({ url: server.url });
-    clients.push(client);
+    track(client);
     const events: string[] = [];
     client.on("toolsChanged", () => events.push("tools"));
     client.on("resourceUpdated", (p) => events.push(`updated ${p.uri}`));
