@@ -6,15 +6,14 @@
  * - the SDK's McpServer (examples/servers/echo-server.mjs): what users run.
  * Each client spawns its own server process.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
-import { connect, Switchboard } from "../src/index.js";
+import { Switchboard } from "../src/index.js";
+import { ECHO_ARGS as args, ourEchoClient, sdkEchoClient } from "./lib/echo-clients.js";
 import { RawStdioClient } from "./lib/raw-stdio-client.js";
 import { OURS, runMatrix, type BenchServer } from "./lib/throughput-matrix.js";
 
 const node = process.execPath;
-const args = { text: "hello" };
 const script = (name: string) => async (): Promise<BenchServer> => ({
   address: fileURLToPath(new URL(`../examples/servers/${name}`, import.meta.url)),
   stop: async () => {},
@@ -26,15 +25,8 @@ const results = await runMatrix({
   totals: { c1: 3_000, c64: 20_000 },
   servers: { "raw responder": script("raw-responder.mjs"), "SDK McpServer": script("echo-server.mjs") },
   clients: {
-    [OURS]: async (server) => {
-      const client = await connect({ command: node, args: [server] }, { protocol: "legacy" });
-      return { call: () => client.callTool("echo", args), close: () => client.close() };
-    },
-    "official SDK Client": async (server) => {
-      const client = new Client({ name: "bench", version: "1" });
-      await client.connect(new StdioClientTransport({ command: node, args: [server], stderr: "ignore" }));
-      return { call: () => client.callTool({ name: "echo", arguments: args }), close: () => client.close() };
-    },
+    [OURS]: ourEchoClient((server) => ({ command: node, args: [server] })),
+    "official SDK Client": sdkEchoClient((server) => new StdioClientTransport({ command: node, args: [server], stderr: "ignore" })),
     // The same client behind a Switchboard (routing, circuit breaker, limiter, hooks): the cost of supervision.
     "same, via Switchboard": async (server) => {
       const board = new Switchboard({ servers: { s: { command: node, args: [server] } }, client: { protocol: "legacy" } });

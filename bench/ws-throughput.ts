@@ -3,23 +3,13 @@
  * vs a raw JSON-RPC loop (one frame per request, match ids), calling `echo`, against a minimal raw
  * responder and the SDK's McpServer behind a small ws adapter (the SDK has no WebSocket server).
  */
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import WebSocket from "ws";
-import { connect } from "../src/index.js";
+import { ECHO_ARGS, ourEchoClient, sdkEchoClient, serverProcess } from "./lib/echo-clients.js";
 import { rawWsClient } from "./lib/raw-ws-client.js";
-import { startServerProcess } from "./lib/server-process.js";
-import { OURS, quietListenerWarnings, runMatrix, type BenchServer } from "./lib/throughput-matrix.js";
+import { OURS, quietListenerWarnings, runMatrix } from "./lib/throughput-matrix.js";
 
-const args = { text: "hello" };
-
-function wsServer(script: string): () => Promise<BenchServer> {
-  return async () => {
-    const server = await startServerProcess(fileURLToPath(new URL(`../examples/servers/${script}`, import.meta.url)));
-    return { address: `ws://127.0.0.1:${server.port}/mcp`, stop: server.stop };
-  };
-}
+const at = (port: number) => `ws://127.0.0.1:${port}/mcp`;
 
 // The SDK's client transport uses the browser WebSocket global, which Node 20 lacks; ws provides the same API.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
@@ -29,19 +19,12 @@ await runMatrix({
   bench: "ws-throughput",
   totals: { c1: 3_000, c64: 20_000 },
   servers: {
-    "raw WebSocket responder": wsServer("raw-http-responder.mjs"),
-    "SDK McpServer over ws": wsServer("ws-echo-server.mjs"),
+    "raw WebSocket responder": serverProcess("raw-http-responder.mjs", at),
+    "SDK McpServer over ws": serverProcess("ws-echo-server.mjs", at),
   },
   clients: {
-    [OURS]: async (url) => {
-      const client = await connect({ url }, { protocol: "legacy" });
-      return { call: () => client.callTool("echo", args), close: () => client.close() };
-    },
-    "official SDK Client": async (url) => {
-      const client = new Client({ name: "bench", version: "1" });
-      await client.connect(new WebSocketClientTransport(new URL(url)));
-      return { call: () => client.callTool({ name: "echo", arguments: args }), close: () => client.close() };
-    },
-    "raw JSON-RPC loop": (url) => rawWsClient(url, args),
+    [OURS]: ourEchoClient((url) => ({ url })),
+    "official SDK Client": sdkEchoClient((url) => new WebSocketClientTransport(new URL(url))),
+    "raw JSON-RPC loop": (url) => rawWsClient(url, ECHO_ARGS),
   },
 });

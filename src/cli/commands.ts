@@ -1,6 +1,7 @@
 /** The commands of `mcp-switchboard`. Each writes to the given output and returns its exit code. */
 import type { CallToolResult, Tool } from "../client/types.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
+import { blockText } from "../adapters/content.js";
 import { percentile, runLoad } from "./load.js";
 
 export interface Output {
@@ -38,16 +39,11 @@ export async function benchCommand(board: Switchboard, io: Output, name: string,
   return load.failures > 0 ? 1 : 0;
 }
 
+/** The result as a person reads it: each block as text (adapters' wording), or pretty structured content. */
 export function renderResult(result: CallToolResult): string {
-  const lines: string[] = [];
-  for (const block of result.content ?? []) {
-    if (block.type === "text") lines.push(block.text);
-    else if (block.type === "image" || block.type === "audio") lines.push(`[${block.type}: ${block.mimeType}]`);
-    else if (block.type === "resource_link") lines.push(`[resource: ${block.uri}]`);
-    else lines.push(JSON.stringify(block));
-  }
-  if (lines.length === 0 && result.structuredContent !== undefined) lines.push(JSON.stringify(result.structuredContent, null, 2));
-  return lines.join("\n");
+  const blocks = result.content ?? [];
+  if (blocks.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
+  return blocks.map(blockText).join("\n");
 }
 
 function firstLine(tool: Tool): string {

@@ -43,8 +43,6 @@ import { notificationCancelled } from "./eras/dialect.js";
 import { notInEra } from "./eras/legacy.js";
 import { negotiate } from "./eras/negotiate.js";
 import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js";
-// Registers the 2026-era negotiator with negotiate.ts.
-import "./eras/modern-negotiate.js";
 import type { ConnectionEvents, LogParams, ProgressParams } from "./events.js";
 import { connectionMachine, type ConnectionState } from "./machine.js";
 import type { RequestOptions } from "./request-options.js";

@@ -1,9 +1,10 @@
 /**
- * The `auth` option of URL targets: a bearer token, or a function returning headers. The function is
- * called for each HTTP request (tokens rotate), and once per WebSocket handshake.
+ * Headers for the network transports: the `auth` option of URL targets (a bearer token, or a function
+ * returning headers, called for each HTTP request since tokens rotate, and once per WebSocket
+ * handshake), and header names folded to lower case once, so a caller's "Authorization" and ours never
+ * go out as two headers.
  */
-import type { HeaderProvider } from "./streamable-http.js";
-
+export type HeaderProvider = () => Record<string, string> | Promise<Record<string, string>>;
 export type AuthOption = { token: string } | HeaderProvider;
 
 export async function authHeaders(auth: AuthOption | undefined): Promise<Record<string, string>> {
@@ -12,8 +13,8 @@ export async function authHeaders(auth: AuthOption | undefined): Promise<Record<
   return { authorization: `Bearer ${auth.token}` };
 }
 
-function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+export function lowerCaseNames(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  if (headers) for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
   return out;
 }

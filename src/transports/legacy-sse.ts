@@ -7,7 +7,7 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
-import { authHeaders, type AuthOption } from "./auth.js";
+import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { createAgent, httpRequest, httpStatusError, readBodySample } from "./http-client.js";
 import type { SendOptions, Transport, TransportSink } from "./transport.js";
 
@@ -42,7 +42,7 @@ export class LegacySseTransport implements Transport {
     const response = await httpRequest({
       method: "GET",
       url: this.url,
-      headers: { ...this.options.headers, ...(await authHeaders(this.options.auth)), accept: "text/event-stream" },
+      headers: { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)), accept: "text/event-stream" },
       signal: this.streamAbort.signal,
       agent: this.agent,
     });
@@ -107,7 +107,7 @@ export class LegacySseTransport implements Transport {
     const response = await httpRequest({
       method: "POST",
       url: this.endpoint,
-      headers: { ...this.options.headers, ...(await authHeaders(this.options.auth)), ...options.headers, "content-type": "application/json" },
+      headers: { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)), ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(message),
       signal: options.signal,
       agent: this.agent,

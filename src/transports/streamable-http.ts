@@ -16,18 +16,19 @@ import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
+import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { sleep } from "./sleep.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
-export type HeaderProvider = () => Record<string, string> | Promise<Record<string, string>>;
+export type { HeaderProvider } from "./auth.js";
 
 export interface StreamableHttpOptions {
   url: string | URL;
   /** Sent with every request. */
   headers?: Record<string, string>;
   /** A bearer token, or a function returning headers (called per request: tokens may rotate). */
-  auth?: { token: string } | HeaderProvider;
+  auth?: AuthOption;
   /** Resume attempts for one broken stream (default 5). */
   maxResumeAttempts?: number;
   /** Backoff between resume attempts when the server sent no `retry` (ms; default 100, doubling, max 5000). */
@@ -69,7 +70,7 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
     this.agent = createAgent(this.url, options.maxSockets);
-    this.fixedHeaders = lowerCase(options.headers);
+    this.fixedHeaders = lowerCaseNames(options.headers);
     if (options.auth !== undefined && typeof options.auth !== "function") this.fixedHeaders.authorization = `Bearer ${options.auth.token}`;
   }
 
@@ -345,10 +346,11 @@ export class StreamableHttpTransport implements Transport {
   private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
     const headers: Record<string, string> = { ...this.fixedHeaders };
     const auth = this.options.auth;
-    if (typeof auth === "function") Object.assign(headers, lowerCase(await auth()));
+    if (typeof auth === "function") Object.assign(headers, await authHeaders(auth));
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
     if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
-    return Object.assign(headers, lowerCase(extra));
+    // `extra` comes from this file and from the dialects, whose header names are lower case already.
+    return Object.assign(headers, extra);
   }
 
   private captureSession(response: IncomingMessage): void {
@@ -400,8 +402,3 @@ function unlimitedController(): AbortController {
   return controller;
 }
 
-function lowerCase(headers: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (headers) for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
-}

@@ -30,7 +30,7 @@ export interface TransportSink {
 }
 
 export interface SendOptions {
-  /** Extra HTTP headers for this message (2026 era: Mcp-Method, Mcp-Name, Mcp-Param-*). Ignored off HTTP. */
+  /** Extra HTTP headers for this message, names in lower case (2026 era: mcp-method, mcp-name, mcp-param-*). Ignored off HTTP. */
   headers?: Record<string, string>;
   /**
    * HTTP: whether a broken response stream may be resumed with Last-Event-ID (2025 era). The 2026 era

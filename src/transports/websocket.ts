@@ -8,7 +8,7 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
-import { authHeaders, type AuthOption } from "./auth.js";
+import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
@@ -43,7 +43,7 @@ export class WebSocketTransport implements Transport {
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const headers = { ...this.options.headers, ...(await authHeaders(this.options.auth)) };
+    const headers = { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)) };
     const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
     this.socket = socket;
     return new Promise<void>((resolve, reject) => {

@@ -2,16 +2,13 @@
  * One deadline bounds a whole 2026-era call: its MRTR rounds, the user's input handlers between them,
  * and the polling of a task. Nothing (timer, listener) is left behind when the call settles.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { connect, McpClient, RequestCancelledError, RequestTimeoutError } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { closeAfterEach } from "../helpers/close-after-each.js";
+import { connect, RequestCancelledError, RequestTimeoutError } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { modernServer } from "../helpers/modern-server.js";
 
-let clients: McpClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const track = closeAfterEach();
 
 const ELICIT = { method: "elicitation/create", params: { mode: "form", message: "Deploy?", requestedSchema: { type: "object", properties: {} } } };
 const liveTimeouts = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
@@ -32,7 +29,7 @@ describe("a call's deadline (2026 era)", () => {
         return new Promise(() => {}); // never answers
       },
     });
-    clients.push(client);
+    track(client);
     await tick();
     const before = liveTimeouts();
     const started = Date.now();
@@ -53,7 +50,7 @@ describe("a call's deadline (2026 era)", () => {
       return "silent";
     });
     const client = await connect(server.clientSide);
-    clients.push(client);
+    track(client);
     const started = Date.now();
     const error = await client.callTool("slow", {}, { timeoutMs: 5000, maxTotalTimeoutMs: 500 }).catch((e) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
@@ -67,7 +64,7 @@ describe("a call's deadline (2026 era)", () => {
     server.on("tasks/get", () => ({ resultType: "complete", task: { taskId: "t-1", status: "working", pollIntervalMs: 100 } }));
     server.on("tasks/cancel", () => ({ resultType: "complete" }));
     const client = await connect(server.clientSide, { tasks: true });
-    clients.push(client);
+    track(client);
     await tick();
     const before = liveTimeouts();
     const started = Date.now();
@@ -83,7 +80,7 @@ describe("a call's deadline (2026 era)", () => {
     const server = modernServer();
     server.on("tools/call", () => ({ resultType: "input_required", inputRequests: { ok: ELICIT } }));
     const client = await connect(server.clientSide, { onElicitation: () => new Promise(() => {}) });
-    clients.push(client);
+    track(client);
     const controller = new AbortController();
     const call = client.callTool("deploy", {}, { signal: controller.signal }).catch((e) => e);
     await tick(50);

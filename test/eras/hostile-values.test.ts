@@ -4,15 +4,15 @@
  * are infinite or too large for setTimeout (which fires after 1 ms for those).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { connect, McpClient, ProtocolError } from "../../src/index.js";
+import { closeAfterEach } from "../helpers/close-after-each.js";
+import { connect, ProtocolError } from "../../src/index.js";
 import { modernServer } from "../helpers/modern-server.js";
 
-let clients: McpClient[] = [];
-afterEach(async () => {
+// Registered first so it runs after the clients are closed (after-hooks run in reverse).
+afterEach(() => {
   vi.restoreAllMocks();
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
 });
+const track = closeAfterEach();
 
 const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,7 +27,7 @@ function pollingServer(pollIntervalMs: number) {
 async function pollsWithin(pollIntervalMs: number, ms: number): Promise<number> {
   const server = pollingServer(pollIntervalMs);
   const client = await connect(server.clientSide, { tasks: true });
-  clients.push(client);
+  track(client);
   const controller = new AbortController();
   const call = client.callTool("long", {}, { signal: controller.signal }).catch(() => {});
   await tick(ms);
@@ -51,7 +51,7 @@ describe("hostile or extreme values", () => {
     server.on("tools/call", () => ({ resultType: "input_required", inputRequests: many }));
     let asked = 0;
     const client = await connect(server.clientSide, { onRoots: () => (asked++, []) });
-    clients.push(client);
+    track(client);
     const error = await client.callTool("x").catch((e) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error.message).toMatch(/33 inputRequests; at most 32/);
@@ -62,7 +62,7 @@ describe("hostile or extreme values", () => {
     const server = modernServer();
     server.on("subscriptions/listen", () => "silent"); // never acknowledges
     const client = await connect(server.clientSide, { requestTimeoutMs: Infinity, autoListen: false });
-    clients.push(client);
+    track(client);
     let settled = false;
     void client.connection.listen({ toolsListChanged: true }).then(
       () => (settled = true),
@@ -76,7 +76,7 @@ describe("hostile or extreme values", () => {
     const server = modernServer();
     server.on("tools/call", () => "silent");
     const client = await connect(server.clientSide);
-    clients.push(client);
+    track(client);
     const spy = vi.spyOn(globalThis, "setTimeout");
     const call = client.callTool("x", {}, { timeoutMs: 2 ** 32 }).catch(() => {});
     await tick(60);

@@ -29,6 +29,14 @@ function sameServer(transport: Transport, identity: string): Transport {
   });
 }
 
+/** The next connection to `identity` probes again (its cached verdict was dropped) and lands in the 2025 era. */
+async function expectProbedAgainAsLegacy(identity: string): Promise<void> {
+  const again = new ScriptedServer();
+  const reprobed = await open(sameServer(again.clientSide, identity));
+  expect(requestsOf(again).map((r) => r.method)).toEqual(["server/discover", "initialize"]);
+  expect(reprobed.era).toBe("legacy");
+}
+
 describe("era negotiation", () => {
   it.each([
     ["legacy", "initialize"],
@@ -126,10 +134,7 @@ describe("era negotiation", () => {
     client.on("error", (e) => warnings.push(e));
     await expect(client.callTool("echo", { text: "x" })).rejects.toThrow(/not initialized/);
     expect(warnings.some((w) => /probes the protocol era again/.test(w.message))).toBe(true);
-    const again = new ScriptedServer();
-    const reprobed = await open(sameServer(again.clientSide, identity));
-    expect(requestsOf(again).map((r) => r.method)).toEqual(["server/discover", "initialize"]);
-    expect(reprobed.era).toBe("legacy");
+    await expectProbedAgainAsLegacy(identity);
   });
 
   it("checklist 12: ordinary -32000/-32600 errors from a 2026 server's tools are not a 2025 sign: the cached verdict stays", async () => {
@@ -161,10 +166,7 @@ describe("era negotiation", () => {
     expect(client.era).toBe("modern"); // from the cached verdict, whose discover advertises listChanged
     for (let i = 0; i < 100 && !warnings.some((w) => /probes the protocol era again/.test(w.message)); i++) await new Promise((r) => setTimeout(r, 5));
     expect(warnings.some((w) => /probes the protocol era again/.test(w.message))).toBe(true);
-    const again = new ScriptedServer();
-    const reprobed = await open(sameServer(again.clientSide, identity));
-    expect(requestsOf(again).map((r) => r.method)).toEqual(["server/discover", "initialize"]);
-    expect(reprobed.era).toBe("legacy");
+    await expectProbedAgainAsLegacy(identity);
   });
 
   it("checklist 12: a cached 2025 verdict for a server that moved to 2026 only falls forward (initialize refused with -32022 naming 2026)", async () => {

@@ -84,85 +84,70 @@ describe("Streamable HTTP refusals", () => {
   });
 });
 
+/** An HTTP server on 127.0.0.1, closed after the test; resolves with its origin. */
+async function serveHttp(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  later(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A 2024-11-05 HTTP+SSE server: GET opens the stream and names /messages as the endpoint; POSTs there
+ * are answered on the stream; any other POST gets 404 (neither 2026 nor Streamable HTTP). Records each
+ * request as "METHOD path authorization".
+ */
+async function oldSseServer(): Promise<{ origin: string; seen: string[] }> {
+  const seen: string[] = [];
+  let stream: http.ServerResponse | undefined;
+  const origin = await serveHttp((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? "(none)"}`);
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("event: endpoint\ndata: /messages\n\n");
+      stream = res;
+      return;
+    }
+    let text = "";
+    req.on("data", (c) => (text += c));
+    req.on("end", () => {
+      if (req.url !== "/messages") return void res.writeHead(404).end();
+      res.writeHead(202).end();
+      const message = JSON.parse(text);
+      if (message.method === "initialize") {
+        stream?.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "old-sse", version: "1" } } })}\n\n`);
+      }
+    });
+  });
+  return { origin, seen };
+}
+
 describe("legacy HTTP+SSE", () => {
   it("refuses an endpoint on another origin", async () => {
-    const server = http.createServer((_req, res) => {
+    const origin = await serveHttp((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("event: endpoint\ndata: http://evil.example.com/messages\n\n");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    later(() => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+    const url = `${origin}/sse`;
     const error = (await connect({ url, type: "sse" }, { protocol: "legacy" }).catch((e: Error) => e)) as Error;
     expect(error.message).toBe(`${url} named an endpoint on another origin (http://evil.example.com); refused`);
   });
 
   it("sends the auth header on the stream and on every POST", async () => {
-    const seen: (string | undefined)[] = [];
-    const server = http.createServer((req, res) => {
-      seen.push(req.headers.authorization);
-      if (req.method === "GET") {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write("event: endpoint\ndata: /messages\n\n");
-        stream = res;
-        return;
-      }
-      let text = "";
-      req.on("data", (c) => (text += c));
-      req.on("end", () => {
-        res.writeHead(202).end();
-        const message = JSON.parse(text);
-        if (message.method === "initialize") {
-          stream?.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "s", version: "1" } } })}\n\n`);
-        }
-      });
-    });
-    let stream: http.ServerResponse | undefined;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    later(() => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
-    await connected({ url, type: "sse", auth: { token: "t0k" } }, { protocol: "2024-11-05" });
-    expect(seen.length).toBe(3); // GET, initialize, initialized
-    expect(seen.every((value) => value === "Bearer t0k")).toBe(true);
+    const { origin, seen } = await oldSseServer();
+    await connected({ url: `${origin}/sse`, type: "sse", auth: { token: "t0k" } }, { protocol: "2024-11-05" });
+    expect(seen).toHaveLength(3); // GET, initialize, initialized
+    expect(seen.every((line) => line.endsWith("Bearer t0k"))).toBe(true);
   });
 });
 
 describe("the 2026-era probe's fallback to HTTP+SSE", () => {
   it("keeps the auth of the URL target on the fallback transport", async () => {
-    const seen: string[] = [];
-    let stream: http.ServerResponse | undefined;
-    const server = http.createServer((req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? "(none)"}`);
-      if (req.method === "GET") {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write("event: endpoint\ndata: /messages\n\n");
-        stream = res;
-        return;
-      }
-      let text = "";
-      req.on("data", (c) => (text += c));
-      req.on("end", () => {
-        if (req.url !== "/messages") return void res.writeHead(404).end(); // neither 2026 nor Streamable HTTP
-        res.writeHead(202).end();
-        const message = JSON.parse(text);
-        if (message.method === "initialize") {
-          stream?.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "old-sse", version: "1" } } })}\n\n`);
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    later(() => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const client = await connected({ url, auth: { token: "fallback-token" } });
+    const { origin, seen } = await oldSseServer();
+    const client = await connected({ url: `${origin}/mcp`, auth: { token: "fallback-token" } });
     expect(client.connection.transport.kind).toBe("sse");
     expect(seen.length).toBeGreaterThanOrEqual(4); // probe, initialize, GET, initialize on /messages, ...
     expect(seen.every((line) => line.endsWith("Bearer fallback-token"))).toBe(true);

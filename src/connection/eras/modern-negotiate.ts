@@ -16,7 +16,6 @@ import { UnsupportedProtocolVersionError, supportedVersionsOf } from "./era-erro
 import { LEGACY_PROTOCOL_VERSIONS, initializeLegacy } from "./legacy.js";
 import { ModernDialect } from "./modern.js";
 import { LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, buildEnvelope, isModernVersion, withTasks } from "./modern-wire.js";
-import { registerModernNegotiator } from "./negotiate.js";
 import { cachedVerdict, forgetVerdict, rememberVerdict } from "./verdict-cache.js";
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
@@ -79,7 +78,6 @@ export async function negotiateModern(context: NegotiationContext): Promise<Nego
   return legacy(context, true);
 }
 
-registerModernNegotiator(negotiateModern);
 
 async function legacy(context: NegotiationContext, probed: boolean): Promise<Negotiated> {
   const { wire } = context;

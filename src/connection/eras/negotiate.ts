@@ -1,17 +1,12 @@
 /**
- * Picks the protocol era in the connection's `initializing` phase. The 2026-07-28 era registers itself
- * here (see `registerModernNegotiator`), so this file is the only place that knows both exist.
+ * Picks the protocol era in the connection's `initializing` phase: the only place that knows both
+ * eras exist. "legacy", a 2025 version, or a prior 2025 verdict in "auto" mode go straight to
+ * `initialize`; everything else ("auto", a 2026 version) is the 2026-era negotiator's, which probes and
+ * falls back to `initialize` itself.
  */
-import { ConfigError } from "../../jsonrpc/errors.js";
-import type { Negotiated, NegotiationContext, Negotiator } from "./dialect.js";
+import type { Negotiated, NegotiationContext } from "./dialect.js";
 import { LEGACY_PROTOCOL_VERSIONS, initializeLegacy } from "./legacy.js";
-
-let modernNegotiator: Negotiator | undefined;
-
-/** Installed by the 2026-era module: handles `auto` and pinned modern versions. */
-export function registerModernNegotiator(negotiator: Negotiator): void {
-  modernNegotiator = negotiator;
-}
+import { negotiateModern } from "./modern-negotiate.js";
 
 export async function negotiate(context: NegotiationContext): Promise<Negotiated> {
   const { mode, prior } = context;
@@ -20,10 +15,5 @@ export async function negotiate(context: NegotiationContext): Promise<Negotiated
   if ((LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(mode)) {
     return initializeLegacy(context.wire, { offer: mode });
   }
-  if (modernNegotiator) return modernNegotiator(context);
-  if (mode === "auto") return initializeLegacy(context.wire);
-  throw new ConfigError(
-    `protocol ${JSON.stringify(mode)} is not supported; use "auto", "legacy" or one of ${LEGACY_PROTOCOL_VERSIONS.join(", ")}`,
-    { field: "protocol" },
-  );
+  return negotiateModern(context);
 }
