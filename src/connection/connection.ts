@@ -47,6 +47,7 @@ import type { ConnectionEvents, LogParams, ProgressParams } from "./events.js";
 import { connectionMachine, type ConnectionState } from "./machine.js";
 import type { RequestOptions } from "./request-options.js";
 import { RequestTable, type PendingRequest } from "./request-table.js";
+import { asError } from "../util/guards.js";
 
 export interface ConnectionOptions {
   clientInfo?: Implementation;
@@ -536,7 +537,3 @@ function withProgressToken(params: Params | undefined, token: JsonRpcId): Params
 
 const methodNotFound: ServerRequestHandler = (method) =>
   Promise.reject(new ProtocolError(`Method not found: this client has no handler for ${method}`, -32601));
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}

@@ -10,7 +10,7 @@
 import { ProtocolError, RequestCancelledError, RequestTimeoutError, type McpError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { ProgressInfo, RequestOptions } from "./request-options.js";
-import { MAX_TIMER_MS } from "./timers.js";
+import { MAX_TIMER_MS } from "../util/timers.js";
 
 export interface PendingRequest {
   readonly id: JsonRpcId;

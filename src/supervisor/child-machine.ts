@@ -14,6 +14,7 @@
 import { assign, emit, fromCallback, fromPromise, setup, type AnyEventObject } from "xstate";
 import { Backoff, type BackoffPolicy } from "./backoff.js";
 import { RestartIntensity, type RestartIntensityLimit } from "./restart-intensity.js";
+import { asError } from "../util/guards.js";
 
 export interface ChildWork {
   /** Starts the child; resolves once it is serving. */
@@ -195,8 +196,4 @@ function resetLimits(context: ChildContext): void {
   context.intensity.reset();
   context.backoff.reset();
   context.downReason = undefined;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

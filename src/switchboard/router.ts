@@ -10,6 +10,7 @@ import { McpError, TransportError } from "../jsonrpc/errors.js";
 import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import { fallbackVerdict, routeOrder } from "../supervisor/routing.js";
 import type { ServerRuntime } from "./server-runtime.js";
+import { asError } from "../util/guards.js";
 
 export type WhileRestarting = "wait" | "fallback";
 
@@ -86,8 +87,4 @@ export async function route<T>(
 function withServer(error: unknown, server: string): Error {
   if (error instanceof McpError && error.server === undefined) error.server = server;
   return asError(error);
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

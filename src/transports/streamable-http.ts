@@ -18,7 +18,7 @@ import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
 import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { LegacySseTransport } from "./legacy-sse.js";
-import { sleep } from "./sleep.js";
+import { sleep } from "../util/timers.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";

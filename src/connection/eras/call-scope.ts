@@ -14,7 +14,7 @@
  */
 import { RequestCancelledError, RequestTimeoutError } from "../../jsonrpc/errors.js";
 import type { RequestOptions } from "../request-options.js";
-import { timerFor } from "../timers.js";
+import { timerFor } from "../../util/timers.js";
 
 export class CallScope {
   /** Aborts at the deadline or when the caller's signal aborts, whichever comes first. */

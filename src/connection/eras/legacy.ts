@@ -17,6 +17,7 @@ import {
   type Result,
   type Wire,
 } from "./dialect.js";
+import { isObject } from "../../util/guards.js";
 
 /** Newest first: the first is what the client offers. */
 export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
@@ -120,8 +121,4 @@ export function notInEra(method: string, era: string, version: string): MethodNo
     `${method} does not exist in protocol ${version} (${era} era); the connection negotiated that version with the server`,
     { method, protocolVersion: version },
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -12,7 +12,7 @@ import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/er
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { Params, Result, Wire } from "./dialect.js";
-import { MAX_TIMER_MS, clamp, timerFor } from "../timers.js";
+import { MAX_TIMER_MS, clamp, timerFor } from "../../util/timers.js";
 
 export interface ListenFilter {
   toolsListChanged?: boolean;

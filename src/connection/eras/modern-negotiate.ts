@@ -17,6 +17,7 @@ import { LEGACY_PROTOCOL_VERSIONS, initializeLegacy } from "./legacy.js";
 import { ModernDialect } from "./modern.js";
 import { LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, buildEnvelope, isModernVersion, withTasks } from "./modern-wire.js";
 import { cachedVerdict, forgetVerdict, rememberVerdict } from "./verdict-cache.js";
+import { isObject } from "../../util/guards.js";
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
@@ -213,8 +214,4 @@ function noOverlap(discover: Result, ours: readonly string[]): UnsupportedProtoc
     supported: theirs,
     requested: ours[0],
   });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

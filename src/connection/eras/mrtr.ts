@@ -5,7 +5,7 @@
  * sends the original request again (a new id) with `inputResponses` and the server's `requestState`.
  */
 import { McpError, ProtocolError } from "../../jsonrpc/errors.js";
-import { sleep } from "../../transports/sleep.js";
+import { sleep } from "../../util/timers.js";
 import type { Params, Result, Wire } from "./dialect.js";
 import { InputRequiredRoundsError } from "./era-errors.js";
 

@@ -9,9 +9,9 @@ import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/er
 import type { RequestOptions } from "../request-options.js";
 import type { CallScope } from "./call-scope.js";
 import type { Params, Result, Wire } from "./dialect.js";
-import { sleep } from "../../transports/sleep.js";
+import { sleep } from "../../util/timers.js";
 import { nextRoundParams } from "./mrtr.js";
-import { clamp } from "../timers.js";
+import { clamp } from "../../util/timers.js";
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /**

@@ -16,3 +16,16 @@ export function clamp(value: number, min: number, max: number, fallback: number)
   if (!Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, value));
 }
+
+/** Waits `ms`, or less if `signal` aborts first (it resolves either way: callers check the signal). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = timerFor(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
