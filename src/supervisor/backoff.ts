@@ -1,33 +1,21 @@
-/** The supervisor's per-child attempt counter over the shared backoff formula (src/util/backoff.ts). */
-import { assertBackoffPolicy, backoffDelay, type BackoffPolicy, type RandomSource } from "../util/backoff.js";
+/**
+ * The supervisor's per-child restart backoff over the shared formula (src/util/backoff.ts). The state
+ * is plain data (how many delays were handed out since the child was last healthy) that the child
+ * machine keeps in its context and replaces through `assign`.
+ */
+import { backoffDelay, type BackoffPolicy, type RandomSource } from "../util/backoff.js";
 
 export { assertBackoffPolicy, backoffBase, backoffDelay, type BackoffPolicy, type RandomSource } from "../util/backoff.js";
 
-/**
- * Counts attempts for one child: `next()` gives the delay for the next restart and advances;
- * `reset()` after the child has run long enough to be considered healthy again.
- */
-export class Backoff {
-  readonly policy: BackoffPolicy;
-  #attempt = 0;
-  readonly #random: RandomSource;
+export interface BackoffState {
+  /** Delays handed out since the last reset (0-based index of the next one). */
+  readonly attempt: number;
+}
 
-  constructor(policy: BackoffPolicy, random: RandomSource = Math.random) {
-    assertBackoffPolicy(policy);
-    this.policy = policy;
-    this.#random = random;
-  }
+/** A child that has not failed yet, or stayed up long enough to count as healthy again. */
+export const FRESH_BACKOFF: BackoffState = Object.freeze({ attempt: 0 });
 
-  /** How many delays have been handed out since the last reset. */
-  get attempt(): number {
-    return this.#attempt;
-  }
-
-  next(): number {
-    return backoffDelay(this.#attempt++, this.policy, this.#random);
-  }
-
-  reset(): void {
-    this.#attempt = 0;
-  }
+/** The delay before the next restart, and the state after it. */
+export function nextBackoff(state: BackoffState, policy: BackoffPolicy, random: RandomSource): { delayMs: number; state: BackoffState } {
+  return { delayMs: backoffDelay(state.attempt, policy, random), state: { attempt: state.attempt + 1 } };
 }

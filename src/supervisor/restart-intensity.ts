@@ -2,6 +2,9 @@
  * The restart intensity limit (OTP's MaxR/MaxT): at most `maxRestarts` restarts within any `withinMs`
  * sliding window. A child that needs more than that is not flaky but broken, and restarting it again
  * only burns CPU and floods logs; the supervisor marks it `down` instead.
+ *
+ * The state is plain data (the times of the recent restarts) that the child machine keeps in its
+ * context and replaces through `assign`; these functions never mutate it.
  */
 
 export interface RestartIntensityLimit {
@@ -13,78 +16,60 @@ export interface RestartIntensityLimit {
 
 export type Clock = () => number;
 
+/** The times (ms) of the restarts still inside the window, oldest first. */
+export type RestartHistory = readonly number[];
+
 export type RestartVerdict =
-  | { allowed: true; restartsInWindow: number }
+  | { allowed: true; history: RestartHistory }
   | {
       allowed: false;
-      restartsInWindow: number;
+      /** Unchanged: a refused restart does not happen, so it is not recorded. */
+      history: RestartHistory;
       /** Why the child goes down, for the `down` event: "restarted 5 times within 60000 ms (limit: 5)". */
       reason: string;
     };
 
-export class RestartIntensity {
-  readonly limit: RestartIntensityLimit;
-  readonly #now: Clock;
-  /** Times of the restarts still inside the window, oldest first. */
-  #restarts: number[] = [];
-
-  constructor(limit: RestartIntensityLimit, now: Clock = Date.now) {
-    if (!(Number.isInteger(limit.maxRestarts) && limit.maxRestarts >= 0)) {
-      throw new RangeError(`maxRestarts must be an integer >= 0, got ${limit.maxRestarts}`);
-    }
-    if (!(Number.isFinite(limit.withinMs) && limit.withinMs > 0)) {
-      throw new RangeError(`withinMs must be a finite number > 0, got ${limit.withinMs}`);
-    }
-    this.limit = limit;
-    this.#now = now;
+/** Throws a `RangeError` naming the first value out of range; config validation catches these earlier. */
+export function assertRestartIntensityLimit(limit: RestartIntensityLimit): void {
+  if (!(Number.isInteger(limit.maxRestarts) && limit.maxRestarts >= 0)) {
+    throw new RangeError(`maxRestarts must be an integer >= 0, got ${limit.maxRestarts}`);
   }
-
-  /** Restarts inside the window ending now. */
-  get count(): number {
-    this.#prune(this.#now());
-    return this.#restarts.length;
+  if (!(Number.isFinite(limit.withinMs) && limit.withinMs > 0)) {
+    throw new RangeError(`withinMs must be a finite number > 0, got ${limit.withinMs}`);
   }
+}
 
-  /**
-   * Asks for one restart now. When allowed it is recorded; when it would cross the limit it is not
-   * (it does not happen), and the verdict carries the reason.
-   */
-  tryRestart(): RestartVerdict {
-    const now = this.#now();
-    this.#prune(now);
-    const { maxRestarts, withinMs } = this.limit;
-    if (this.#restarts.length >= maxRestarts) {
-      const times = this.#restarts.length === 1 ? "once" : `${this.#restarts.length} times`;
-      const reason =
-        maxRestarts === 0
-          ? "restarts are disabled (restart.maxRestarts is 0)"
-          : `restarted ${times} within ${withinMs} ms (limit: ${maxRestarts})`;
-      return { allowed: false, restartsInWindow: this.#restarts.length, reason };
-    }
-    this.#restarts.push(now);
-    return { allowed: true, restartsInWindow: this.#restarts.length };
-  }
+/** The restarts that still count at `now`: a restart at time t counts while `now - t < withinMs`. */
+export function restartsInWindow(history: RestartHistory, limit: RestartIntensityLimit, now: number): RestartHistory {
+  let drop = 0;
+  while (drop < history.length && now - history[drop] >= limit.withinMs) drop++;
+  return drop === 0 ? history : history.slice(drop);
+}
 
-  /** Ms until a restart would be allowed again (0 if it is now); Infinity when restarts are disabled. */
-  retryAfterMs(): number {
-    const now = this.#now();
-    this.#prune(now);
-    if (this.limit.maxRestarts === 0) return Infinity;
-    if (this.#restarts.length < this.limit.maxRestarts) return 0;
-    // The window must slide past enough old restarts to make room for one more.
-    const freeing = this.#restarts[this.#restarts.length - this.limit.maxRestarts];
-    return freeing + this.limit.withinMs - now;
+/**
+ * Asks for one restart at `now`. When allowed, the returned history records it; when it would cross
+ * the limit it does not happen, and the verdict carries the reason.
+ */
+export function tryRestart(history: RestartHistory, limit: RestartIntensityLimit, now: number): RestartVerdict {
+  const recent = restartsInWindow(history, limit, now);
+  const { maxRestarts, withinMs } = limit;
+  if (recent.length >= maxRestarts) {
+    const times = recent.length === 1 ? "once" : `${recent.length} times`;
+    const reason =
+      maxRestarts === 0
+        ? "restarts are disabled (restart.maxRestarts is 0)"
+        : `restarted ${times} within ${withinMs} ms (limit: ${maxRestarts})`;
+    return { allowed: false, history: recent, reason };
   }
+  return { allowed: true, history: [...recent, now] };
+}
 
-  /** Forgets every restart (after `board.restart(name)` or a cool-down). */
-  reset(): void {
-    this.#restarts = [];
-  }
-
-  /** A restart at time t counts while `now - t < withinMs`. */
-  #prune(now: number): void {
-    let drop = 0;
-    while (drop < this.#restarts.length && now - this.#restarts[drop] >= this.limit.withinMs) drop++;
-    if (drop > 0) this.#restarts.splice(0, drop);
-  }
+/** Ms until a restart would be allowed again (0 if it is now); Infinity when restarts are disabled. */
+export function restartRetryAfterMs(history: RestartHistory, limit: RestartIntensityLimit, now: number): number {
+  if (limit.maxRestarts === 0) return Infinity;
+  const recent = restartsInWindow(history, limit, now);
+  if (recent.length < limit.maxRestarts) return 0;
+  // The window must slide past enough old restarts to make room for one more.
+  const freeing = recent[recent.length - limit.maxRestarts];
+  return freeing + limit.withinMs - now;
 }
