@@ -23,11 +23,12 @@ import { isObject } from "../util/guards.js";
 /** Why restarting cannot help, for `downReason` and the `down` event; undefined when it may. */
 export function permanentStartFailure(error: unknown): string | undefined {
   // Wrappers keep the real failure as their cause (a connection error around a spawn error, ...).
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && isObject(current); depth++) {
-    const reason = permanentReason(current);
+  const chain: Record<string, unknown>[] = [];
+  for (let current = error; chain.length < 5 && isObject(current); current = current.cause) chain.push(current);
+  const url = chain.map((e) => e.url).find((u): u is string => typeof u === "string");
+  for (const link of chain) {
+    const reason = permanentReason(link, url);
     if (reason !== undefined) return reason;
-    current = current.cause;
   }
   return undefined;
 }
@@ -36,7 +37,7 @@ export function isPermanentStartFailure(error: unknown): boolean {
   return permanentStartFailure(error) !== undefined;
 }
 
-function permanentReason(error: Record<string, unknown>): string | undefined {
+function permanentReason(error: Record<string, unknown>, url: string | undefined): string | undefined {
   const message = typeof error.message === "string" ? error.message : String(error);
   if (error instanceof ConfigError) return `configuration error: ${message}; fix the server's entry`;
   if (error instanceof UnsupportedProtocolVersionError) {
@@ -50,7 +51,7 @@ function permanentReason(error: Record<string, unknown>): string | undefined {
   if (spawnFailure && error.code === "EACCES") {
     return `permission denied running ${String(error.path)} (EACCES); make it executable or fix the "command" field`;
   }
-  const where = typeof error.url === "string" ? ` from ${withoutQuery(error.url)}` : "";
+  const where = url !== undefined ? ` from ${withoutQuery(url)}` : "";
   if (error.status === 401 || error.status === 403) {
     return `authorization refused (HTTP ${error.status}${where}); check the token or "headers", or log in again`;
   }
