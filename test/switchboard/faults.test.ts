@@ -6,32 +6,19 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Switchboard, type SwitchboardInit } from "../../src/switchboard/switchboard.js";
+import { Switchboard } from "../../src/switchboard/switchboard.js";
 import { ConfigError, TransportError } from "../../src/jsonrpc/errors.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
-import type { StdioTransport } from "../../src/transports/stdio.js";
 import { startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 import { waitFor } from "../helpers/processes.js";
+import { boardsAfterEach, echoServer, fastRestart, node, pidOf } from "./board-helpers.js";
 
-const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));
-const node = process.execPath;
-const fastRestart = { maxRestarts: 5, withinMs: 10_000, backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 } };
-
-let boards: Switchboard[] = [];
+const board = boardsAfterEach();
 let https: ScriptedHttp[] = [];
-function board(init: SwitchboardInit): Switchboard {
-  const created = new Switchboard(init);
-  boards.push(created);
-  return created;
-}
 afterEach(async () => {
-  await Promise.all(boards.map((b) => b.stop()));
   await Promise.all(https.map((h) => h.close()));
-  boards = [];
   https = [];
-  expect(liveProcessCount()).toBe(0);
 });
 
 const dir = mkdtempSync(join(tmpdir(), "switchboard-faults-"));
@@ -44,10 +31,6 @@ function record(b: Switchboard) {
   b.on("down", (e) => seen.downs.push(e.reason));
   b.on("up", () => seen.ups++);
   return seen;
-}
-
-function pidOf(b: Switchboard, name: string): number {
-  return (b.client(name)!.connection.transport as StdioTransport).pid!;
 }
 
 describe("start failures no restart can fix go down at once", () => {
