@@ -19,7 +19,8 @@ export type Clock = () => number;
 /** The times (ms) of the restarts still inside the window, oldest first. */
 export type RestartHistory = readonly number[];
 
-export type RestartVerdict =
+/** What `tryRestart` decides, with the history to keep. */
+export type RestartAttempt =
   | { allowed: true; history: RestartHistory }
   | {
       allowed: false;
@@ -50,7 +51,7 @@ export function restartsInWindow(history: RestartHistory, limit: RestartIntensit
  * Asks for one restart at `now`. When allowed, the returned history records it; when it would cross
  * the limit it does not happen, and the verdict carries the reason.
  */
-export function tryRestart(history: RestartHistory, limit: RestartIntensityLimit, now: number): RestartVerdict {
+export function tryRestart(history: RestartHistory, limit: RestartIntensityLimit, now: number): RestartAttempt {
   const recent = restartsInWindow(history, limit, now);
   const { maxRestarts, withinMs } = limit;
   if (recent.length >= maxRestarts) {
@@ -72,4 +73,48 @@ export function restartRetryAfterMs(history: RestartHistory, limit: RestartInten
   // The window must slide past enough old restarts to make room for one more.
   const freeing = recent[recent.length - limit.maxRestarts];
   return freeing + limit.withinMs - now;
+}
+
+/** What `RestartIntensity.tryRestart()` decides. */
+export type RestartVerdict =
+  | { allowed: true; restartsInWindow: number }
+  | { allowed: false; restartsInWindow: number; reason: string };
+
+/**
+ * The same limit as a mutable object with its own clock, for code that keeps one outside a state
+ * machine (the child machine keeps the plain `RestartHistory` in its context instead).
+ */
+export class RestartIntensity {
+  readonly limit: RestartIntensityLimit;
+  readonly #now: Clock;
+  #history: RestartHistory = [];
+
+  constructor(limit: RestartIntensityLimit, now: Clock = Date.now) {
+    assertRestartIntensityLimit(limit);
+    this.limit = limit;
+    this.#now = now;
+  }
+
+  /** Restarts inside the window ending now. */
+  get count(): number {
+    return restartsInWindow(this.#history, this.limit, this.#now()).length;
+  }
+
+  /** Asks for one restart now; recorded when allowed. */
+  tryRestart(): RestartVerdict {
+    const attempt = tryRestart(this.#history, this.limit, this.#now());
+    this.#history = attempt.history;
+    const restarts = attempt.history.length;
+    return attempt.allowed ? { allowed: true, restartsInWindow: restarts } : { allowed: false, restartsInWindow: restarts, reason: attempt.reason };
+  }
+
+  /** Ms until a restart would be allowed again (0 if it is now); Infinity when restarts are disabled. */
+  retryAfterMs(): number {
+    return restartRetryAfterMs(this.#history, this.limit, this.#now());
+  }
+
+  /** Forgets every restart. */
+  reset(): void {
+    this.#history = [];
+  }
 }

@@ -198,7 +198,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       throw new ProtocolError(`Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`, -32602);
     }
     const runtime = this.runtime(parsed.server);
-    const tool = runtime.tools.find(parsed.tool) ?? known?.tool;
+    // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
+    const tool = known?.tool ?? runtime.tools.find(parsed.tool);
     if (!isToolExposed(tool ?? { name: parsed.tool }, runtime.entry.tools)) {
       throw new ProtocolError(`Tool "${name}" is not exposed: server "${runtime.name}" filters it out (tools.only / tools.except)`, -32602);
     }

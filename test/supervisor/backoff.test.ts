@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertBackoffPolicy, backoffBase, backoffDelay, FRESH_BACKOFF, nextBackoff, type BackoffPolicy } from "../../src/supervisor/backoff.js";
+import { assertBackoffPolicy, Backoff, backoffBase, backoffDelay, FRESH_BACKOFF, nextBackoff, type BackoffPolicy } from "../../src/supervisor/backoff.js";
 
 const policy: BackoffPolicy = { initialMs: 100, maxMs: 10_000, factor: 2, jitter: 0 };
 
@@ -93,5 +93,17 @@ describe("nextBackoff", () => {
     [{ ...policy, jitter: Number.NaN }, "backoff jitter must be between 0 and 1, got NaN"],
   ])("rejects an invalid policy %o", (bad, message) => {
     expect(() => assertBackoffPolicy(bad)).toThrow(new RangeError(message));
+    expect(() => new Backoff(bad)).toThrow(RangeError);
+  });
+});
+
+describe("Backoff (a mutable wrapper over the same functions)", () => {
+  it("counts attempts and resets", () => {
+    const backoff = new Backoff(policy, () => 0);
+    expect([backoff.next(), backoff.next(), backoff.next()]).toEqual([100, 200, 400]);
+    expect(backoff.attempt).toBe(3);
+    backoff.reset();
+    expect(backoff.attempt).toBe(0);
+    expect(backoff.next()).toBe(100);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   assertRestartIntensityLimit,
+  RestartIntensity,
   restartRetryAfterMs,
   restartsInWindow,
   tryRestart,
@@ -76,5 +77,23 @@ describe("restart intensity", () => {
     expect(() => assertRestartIntensityLimit({ maxRestarts: -1, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got -1");
     expect(() => assertRestartIntensityLimit({ maxRestarts: 1.5, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got 1.5");
     expect(() => assertRestartIntensityLimit({ maxRestarts: 1, withinMs: 0 })).toThrow("withinMs must be a finite number > 0, got 0");
+  });
+});
+
+describe("RestartIntensity (a mutable wrapper over the same functions)", () => {
+  it("allows maxRestarts within the window, refuses the next with the reason, slides and resets", () => {
+    const clock = { now: T0 };
+    const intensity = new RestartIntensity({ maxRestarts: 2, withinMs: 1000 }, () => clock.now);
+    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 1 });
+    clock.now += 600;
+    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 2 });
+    clock.now += 399;
+    expect(intensity.tryRestart()).toEqual({ allowed: false, restartsInWindow: 2, reason: "restarted 2 times within 1000 ms (limit: 2)" });
+    expect(intensity.retryAfterMs()).toBe(1);
+    clock.now += 1;
+    expect(intensity.count).toBe(1);
+    intensity.reset();
+    expect(intensity.count).toBe(0);
+    expect(() => new RestartIntensity({ maxRestarts: -1, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got -1");
   });
 });
