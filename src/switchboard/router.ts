@@ -54,9 +54,12 @@ export async function route<T>(
       if (next) options.onFallback(server.name, next.name, reason, error);
     };
     const ready = server.state === "up" && server.client !== undefined;
-    const wait = !ready && (next === undefined || options.whileRestarting === "wait");
+    // A down or stopped server is not waited for: a call storm against it fails fast with its reason.
+    const gone = server.state === "down" || server.state === "stopped";
+    const wait = !ready && !gone && (next === undefined || options.whileRestarting === "wait");
     if (!ready && !wait) {
-      // Skipped without trying: says nothing about the server's health, so the breaker is not told.
+      // Skipped without trying: says nothing new about the server's health, so the breaker is not told
+      // (nor does it open and hide the down reason behind "circuit open").
       moveOn(`server ${server.state}`, server.unavailable());
       continue;
     }

@@ -53,6 +53,9 @@ describe("start failures no restart can fix go down at once", () => {
       expect((outcome as Error).message).toMatch(/server "tools" is down: command not found/);
     }
     expect(b.status().tools).toMatchObject({ inFlight: 0, queued: 0 });
+    // One after another too: the down reason stays the answer (the circuit breaker is not fed by it).
+    for (let i = 0; i < 20; i++) await expect(b.callTool("tools__echo", { text: "x" })).rejects.toThrow(/server "tools" is down: command not found/);
+    expect(b.status().tools.circuit).toBe("closed");
   });
 
   it("a command that may not be run (EACCES) goes down at once too", async () => {
