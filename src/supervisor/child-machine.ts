@@ -1,20 +1,28 @@
 /**
  * One supervised server, OTP-style: start it, watch it, and when it dies restart it after an
- * exponential backoff, unless it has died too often lately (the intensity limit), in which case it
- * is `down` until an operator restarts it or the configured cool-down ends.
+ * exponential backoff, unless it has died too often lately (the intensity limit) or failed in a way no
+ * restart can fix (start-failure.ts), in which case it is `down` until an operator restarts it or the
+ * configured cool-down ends.
  *
- *   starting --ok--> up --exit--> (intensity check) --> backoff --delay--> starting
- *      \                                   \
- *       `--fail--> (intensity check)        `--limit crossed--> down --RESTART / cool-down--> starting
+ *   starting --ok--> up --exit--> deciding --> backoff --delay--> starting
+ *      |  \                          \
+ *      |   `--fail / start timeout--> deciding --limit crossed--> down --RESTART / cool-down--> starting
+ *      `--permanent failure----------------------------------------> down
+ *   up --healthyAfterMs--> (backoff starts afresh)
  *   any --STOP--> stopping --> stopped
  *
- * The actual work (creating and closing the client) is injected, so the machine is testable alone and
- * the supervisor layer does not care what a child is.
+ * The context is plain data (the restart history, the backoff attempt), replaced through `assign`
+ * and never mutated. The clock and the random source are inputs, so tests drive the machine with fake
+ * timers and a fixed jitter. The actual work (creating and closing the client) is injected, so the
+ * machine is testable alone and the supervisor layer does not care what a child is.
  */
 import { assign, emit, fromCallback, fromPromise, setup, type AnyEventObject } from "xstate";
-import { Backoff, type BackoffPolicy } from "./backoff.js";
-import { RestartIntensity, type RestartIntensityLimit } from "./restart-intensity.js";
+import { TransportError } from "../jsonrpc/errors.js";
 import { asError } from "../util/guards.js";
+import { MAX_TIMER_MS } from "../util/timers.js";
+import { assertBackoffPolicy, FRESH_BACKOFF, nextBackoff, type BackoffPolicy, type BackoffState, type RandomSource } from "./backoff.js";
+import { assertRestartIntensityLimit, tryRestart, type Clock, type RestartHistory, type RestartIntensityLimit } from "./restart-intensity.js";
+import { permanentStartFailure } from "./start-failure.js";
 
 export interface ChildWork {
   /** Starts the child; resolves once it is serving. */
@@ -25,11 +33,27 @@ export interface ChildWork {
   stop(): Promise<void>;
 }
 
+export interface ChildRestartPolicy extends RestartIntensityLimit {
+  backoff: BackoffPolicy;
+  /** Once `down`, start again after this many ms (with a fresh window). Undefined: only on RESTART. */
+  cooldownMs?: number;
+  /** The backoff starts afresh once the child has stayed up this long (default 10000 ms). */
+  healthyAfterMs?: number;
+}
+
 export interface ChildSpec {
   name: string;
   work: ChildWork;
-  restart: RestartIntensityLimit & { backoff: BackoffPolicy; cooldownMs?: number };
+  restart: ChildRestartPolicy;
+  /** A start that has not finished after this many ms fails (and is restarted). Undefined: no bound. */
+  startTimeoutMs?: number;
+  /** The intensity window's clock (default Date.now). */
+  now?: Clock;
+  /** The backoff jitter's random source (default Math.random). */
+  random?: RandomSource;
 }
+
+export const DEFAULT_HEALTHY_AFTER_MS = 10_000;
 
 export type ChildStatus = "starting" | "up" | "backoff" | "down" | "stopping" | "stopped";
 
@@ -42,11 +66,15 @@ export type ChildEmitted =
   | { type: "child.stopped"; name: string };
 
 export interface ChildContext {
-  name: string;
-  work: ChildWork;
-  intensity: RestartIntensity;
-  backoff: Backoff;
-  cooldownMs: number | undefined;
+  readonly name: string;
+  readonly work: ChildWork;
+  readonly policy: ChildRestartPolicy;
+  readonly startTimeoutMs: number | undefined;
+  readonly now: Clock;
+  readonly random: RandomSource;
+  /** Restarts inside the intensity window. */
+  history: RestartHistory;
+  backoff: BackoffState;
   lastError: Error | undefined;
   /** Restarts over the child's whole life (status reports it). */
   restarts: number;
@@ -58,6 +86,17 @@ type ChildEvent =
   | { type: "STOP" }
   | { type: "RESTART" }
   | { type: "EXITED"; error: Error };
+
+/**
+ * A delayed transition for an optional duration: when it is unset (or more than setTimeout can honour)
+ * the guard refuses it, and its timer fires at once and does nothing, rather than waiting 24 days
+ * holding the event loop open.
+ */
+const armed = (ms: number | undefined): ms is number => ms !== undefined && ms <= MAX_TIMER_MS;
+const delayOf = (ms: number | undefined): number => (armed(ms) ? Math.max(0, ms) : 0);
+
+/** What `board.restart(name)` or a cool-down gives a down child: a clean slate. */
+const freshLimits = { history: [] as RestartHistory, backoff: FRESH_BACKOFF, downReason: undefined };
 
 export const childMachine = setup({
   types: {
@@ -75,26 +114,37 @@ export const childMachine = setup({
   },
   guards: {
     mayRestart: ({ context }) => context.downReason === undefined,
-    hasCooldown: ({ context }) => context.cooldownMs !== undefined,
+    hasStartTimeout: ({ context }) => armed(context.startTimeoutMs),
+    hasHealthyAfter: ({ context }) => armed(context.policy.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS),
+    hasCooldown: ({ context }) => armed(context.policy.cooldownMs),
   },
   delays: {
     restartDelay: ({ context }) => context.delayMs,
-    cooldown: ({ context }) => context.cooldownMs ?? 0,
+    startTimeout: ({ context }) => delayOf(context.startTimeoutMs),
+    healthyAfter: ({ context }) => delayOf(context.policy.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS),
+    cooldown: ({ context }) => delayOf(context.policy.cooldownMs),
   },
 }).createMachine({
   id: "child",
   initial: "starting",
-  context: ({ input }) => ({
-    name: input.name,
-    work: input.work,
-    intensity: new RestartIntensity({ maxRestarts: input.restart.maxRestarts, withinMs: input.restart.withinMs }),
-    backoff: new Backoff(input.restart.backoff),
-    cooldownMs: input.restart.cooldownMs,
-    lastError: undefined,
-    restarts: 0,
-    delayMs: 0,
-    downReason: undefined,
-  }),
+  context: ({ input }) => {
+    assertRestartIntensityLimit(input.restart);
+    assertBackoffPolicy(input.restart.backoff);
+    return {
+      name: input.name,
+      work: input.work,
+      policy: input.restart,
+      startTimeoutMs: input.startTimeoutMs,
+      now: input.now ?? Date.now,
+      random: input.random ?? Math.random,
+      history: [],
+      backoff: FRESH_BACKOFF,
+      lastError: undefined,
+      restarts: 0,
+      delayMs: 0,
+      downReason: undefined,
+    };
+  },
   on: {
     STOP: ".stopping",
   },
@@ -104,18 +154,41 @@ export const childMachine = setup({
         src: "startChild",
         input: ({ context }) => context.work,
         onDone: "up",
-        onError: {
+        onError: [
+          {
+            // No restart can fix it: down at once, with what to change, and the budget left untouched.
+            guard: ({ event }) => permanentStartFailure(event.error) !== undefined,
+            target: "down",
+            actions: assign({
+              lastError: ({ event }) => asError(event.error),
+              downReason: ({ event }) => permanentStartFailure(event.error),
+            }),
+          },
+          { target: "deciding", actions: assign({ lastError: ({ event }) => asError(event.error) }) },
+        ],
+      },
+      after: {
+        startTimeout: {
+          guard: "hasStartTimeout",
           target: "deciding",
-          actions: assign({ lastError: ({ event }) => asError(event.error) }),
+          actions: assign({
+            lastError: ({ context }) =>
+              new TransportError(
+                `server "${context.name}" did not finish starting within ${context.startTimeoutMs} ms (startTimeoutMs); it is restarted. Raise startTimeoutMs if it needs longer`,
+                { delivered: false, server: context.name },
+              ),
+          }),
         },
       },
     },
     up: {
-      entry: [
-        ({ context }) => context.backoff.reset(),
-        emit(({ context }) => ({ type: "child.up" as const, name: context.name, restarts: context.restarts })),
-      ],
+      entry: emit(({ context }) => ({ type: "child.up" as const, name: context.name, restarts: context.restarts })),
       invoke: { src: "watchChild", input: ({ context }) => context.work },
+      after: {
+        // Only a child that stayed up this long counts as healthy; one that crashes sooner keeps its
+        // growing backoff (resetting on every `up` restarted a crash loop every initialMs).
+        healthyAfter: { guard: "hasHealthyAfter", actions: assign({ backoff: FRESH_BACKOFF }) },
+      },
       on: {
         EXITED: {
           target: "deciding",
@@ -133,20 +206,18 @@ export const childMachine = setup({
     },
     deciding: {
       // The intensity check records the restart, so it runs once, here, and the guard only reads it.
-      entry: assign({
-        downReason: ({ context }) => {
-          const verdict = context.intensity.tryRestart();
-          return verdict.allowed ? undefined : verdict.reason;
-        },
+      entry: assign(({ context }) => {
+        const verdict = tryRestart(context.history, context.policy, context.now());
+        return { history: verdict.history, downReason: verdict.allowed ? undefined : verdict.reason };
       }),
       always: [
         {
           guard: "mayRestart",
           target: "backoff",
           actions: [
-            assign({
-              delayMs: ({ context }) => context.backoff.next(),
-              restarts: ({ context }) => context.restarts + 1,
+            assign(({ context }) => {
+              const next = nextBackoff(context.backoff, context.policy.backoff, context.random);
+              return { delayMs: next.delayMs, backoff: next.state, restarts: context.restarts + 1 };
             }),
             emit(({ context }) => ({
               type: "child.restart" as const,
@@ -175,10 +246,10 @@ export const childMachine = setup({
       })),
       invoke: { src: "stopChild", input: ({ context }) => context.work },
       on: {
-        RESTART: { target: "starting", actions: ({ context }) => resetLimits(context) },
+        RESTART: { target: "starting", actions: assign(freshLimits) },
       },
       after: {
-        cooldown: { guard: "hasCooldown", target: "starting", actions: ({ context }) => resetLimits(context) },
+        cooldown: { guard: "hasCooldown", target: "starting", actions: assign(freshLimits) },
       },
     },
     stopping: {
@@ -191,9 +262,3 @@ export const childMachine = setup({
     },
   },
 });
-
-function resetLimits(context: ChildContext): void {
-  context.intensity.reset();
-  context.backoff.reset();
-  context.downReason = undefined;
-}

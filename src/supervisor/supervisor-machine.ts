@@ -20,8 +20,8 @@ type SupervisorEvent =
 
 export interface SupervisorContext {
   children: Record<string, ChildRef>;
-  /** Names of children not yet stopped, while stopping. */
-  running: Set<string>;
+  /** Names of children not yet stopped (plain data, replaced through assign). */
+  running: readonly string[];
 }
 
 export const supervisorMachine = setup({
@@ -33,7 +33,7 @@ export const supervisorMachine = setup({
   },
   actors: { child: childMachine },
   guards: {
-    allStopped: ({ context }) => context.running.size === 0,
+    allStopped: ({ context }) => context.running.length === 0,
   },
 }).createMachine({
   id: "supervisor",
@@ -46,18 +46,14 @@ export const supervisorMachine = setup({
       ref.on("*", (event) => self.send({ type: "CHILD", event: event as ChildEmitted }));
       children[spec.name] = ref;
     }
-    return { children, running: new Set(Object.keys(children)) };
+    return { children, running: Object.keys(children) };
   },
   on: {
     CHILD: { actions: emit(({ event }) => event.event) },
     // A child is gone once XState says it finished (after its last emitted event), not before.
     "xstate.done.actor.*": {
       actions: assign({
-        running: ({ context, event }) => {
-          const running = new Set(context.running);
-          running.delete((event as unknown as { actorId: string }).actorId);
-          return running;
-        },
+        running: ({ context, event }) => context.running.filter((name) => name !== (event as unknown as { actorId: string }).actorId),
       }),
     },
   },

@@ -18,6 +18,8 @@ export const CONFIG_DEFAULTS = {
     maxRestarts: 5,
     withinMs: 60_000,
     backoff: { initialMs: 100, maxMs: 30_000, factor: 2, jitter: 0.2 },
+    /** The backoff starts afresh once a server has stayed up this long. */
+    healthyAfterMs: 10_000,
   },
   circuit: { failureThreshold: 5, cooldownMs: 10_000 },
 } as const;
@@ -36,6 +38,7 @@ const RESTART_FIELDS: FieldTable = {
   withinMs: { check: { kind: "integer", min: 1 } },
   backoff: { check: { kind: "object", fields: BACKOFF_FIELDS } },
   cooldownMs: { check: { kind: "integer", min: 0 } },
+  healthyAfterMs: { check: { kind: "integer", min: 0 } },
 };
 
 const CIRCUIT_FIELDS: FieldTable = {
@@ -63,6 +66,7 @@ export const SERVER_FIELDS: FieldTable = {
   fallbacks: { check: { kind: "string-array", nonEmpty: true } },
   restart: { check: { kind: "object", fields: RESTART_FIELDS } },
   requestTimeoutMs: { check: { kind: "integer", min: 1 } },
+  startTimeoutMs: { check: { kind: "integer", min: 1 } },
   maxConcurrency: { check: { kind: "integer", min: 1, allowInfinity: true } },
   maxQueue: { check: { kind: "integer", min: 0, allowInfinity: true } },
   tools: { check: { kind: "object", fields: TOOLS_FIELDS } },
@@ -86,6 +90,7 @@ export const SERVER_HINTS: FieldHints = {
   failureThreshold: "circuit.failureThreshold",
   timeout: "requestTimeoutMs",
   timeoutMs: "requestTimeoutMs",
+  healthyAfterMs: "restart.healthyAfterMs",
   concurrency: "maxConcurrency",
   transport: "type",
   transportType: "type",

@@ -31,6 +31,8 @@ export interface ServerEntryInput {
   fallbacks?: string[];
   restart?: RestartPolicyInput;
   requestTimeoutMs?: number;
+  /** Each start (spawn or connect, and the handshake) must finish within this; default: the board's `startTimeoutMs`. */
+  startTimeoutMs?: number;
   maxConcurrency?: number;
   maxQueue?: number;
   tools?: ToolFilter;
@@ -44,6 +46,7 @@ export interface ServerEntryInput {
 export interface RestartPolicyInput extends Partial<RestartIntensityLimit> {
   backoff?: Partial<BackoffPolicy>;
   cooldownMs?: number;
+  healthyAfterMs?: number;
 }
 
 export interface ConfigInput {
@@ -70,6 +73,8 @@ export interface RestartPolicy extends RestartIntensityLimit {
    * window). Undefined: it stays down until `board.restart(name)`.
    */
   cooldownMs?: number;
+  /** The backoff starts afresh once the server has stayed up this long (a crash sooner keeps it growing). */
+  healthyAfterMs: number;
 }
 
 interface ServerEntryCommon {
@@ -80,6 +85,8 @@ interface ServerEntryCommon {
   fallbacks: string[];
   restart: RestartPolicy;
   requestTimeoutMs: number;
+  /** Unset: the board's `startTimeoutMs`. */
+  startTimeoutMs?: number;
   /** Infinity: no limit. */
   maxConcurrency: number;
   maxQueue: number;

@@ -15,9 +15,9 @@
  *       "type": "stdio",                    // optional on stdio entries
  *       "disabled": false,
  *       "fallbacks": ["github-mirror"],     // other servers' names, tried in order; not transitive
- *       "restart": { "maxRestarts": 5, "withinMs": 60000, "cooldownMs": 300000,
+ *       "restart": { "maxRestarts": 5, "withinMs": 60000, "cooldownMs": 300000, "healthyAfterMs": 10000,
  *                    "backoff": { "initialMs": 100, "maxMs": 30000, "factor": 2, "jitter": 0.2 } },
- *       "requestTimeoutMs": 60000,
+ *       "requestTimeoutMs": 60000, "startTimeoutMs": 30000,
  *       "maxConcurrency": 8, "maxQueue": 1000,
  *       "circuit": { "failureThreshold": 5, "cooldownMs": 10000 },
  *       "tools": { "only": ["search_*", "get_issue"], "except": ["search_code"],
@@ -73,6 +73,8 @@ import {
 } from "./config-validate.js";
 import { serverNameProblem, type ToolFilter } from "./namespacing.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
+import { LEGACY_PROTOCOL_VERSIONS } from "../connection/eras/legacy.js";
+import { MODERN_PROTOCOL_VERSIONS } from "../connection/eras/modern-wire.js";
 import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
 
 export { CONFIG_DEFAULTS } from "./config-fields.js";
@@ -179,6 +181,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     fallbacks: (fields.fallbacks as string[] | undefined) ?? [],
     restart: restartPolicy(fields.restart as Record<string, unknown> | undefined, context),
     requestTimeoutMs: (fields.requestTimeoutMs as number | undefined) ?? CONFIG_DEFAULTS.requestTimeoutMs,
+    ...(fields.startTimeoutMs !== undefined ? { startTimeoutMs: fields.startTimeoutMs as number } : {}),
     maxConcurrency: (fields.maxConcurrency as number | undefined) ?? CONFIG_DEFAULTS.maxConcurrency,
     maxQueue: (fields.maxQueue as number | undefined) ?? CONFIG_DEFAULTS.maxQueue,
     tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
@@ -263,6 +266,7 @@ function restartPolicy(raw: Record<string, unknown> | undefined, context: CheckC
     maxRestarts: (raw?.maxRestarts as number | undefined) ?? defaults.maxRestarts,
     withinMs: (raw?.withinMs as number | undefined) ?? defaults.withinMs,
     backoff,
+    healthyAfterMs: (raw?.healthyAfterMs as number | undefined) ?? defaults.healthyAfterMs,
   };
   if (raw?.cooldownMs !== undefined) policy.cooldownMs = raw.cooldownMs as number;
   return policy;
@@ -297,16 +301,27 @@ function checkFallbacks(entry: ServerEntry, names: readonly string[], context: C
   });
 }
 
-/** `protocol` is "auto", "legacy" or a protocol version (a date); checked here, where the message can say so. */
+/**
+ * `protocol` is "auto", "legacy" or a version this client speaks: a pin is sent as-is, so a version
+ * the client does not implement ("latest", a future date) can never work and is refused here, up front,
+ * rather than by every start of the server.
+ */
 function protocolFields(fields: Record<string, unknown>, context: CheckContext): { protocol?: string; autoListen?: boolean } {
   const out: { protocol?: string; autoListen?: boolean } = {};
   const protocol = fields.protocol as string | undefined;
   if (protocol !== undefined) {
-    if (protocol !== "auto" && protocol !== "legacy" && !/^\d{4}-\d{2}-\d{2}$/.test(protocol)) {
-      fail(context, ["protocol"], `expected "auto", "legacy" or a protocol version such as "2025-11-25" or "2026-07-28", found ${JSON.stringify(protocol)}`);
+    const versions = supportedProtocolVersions();
+    if (protocol !== "auto" && protocol !== "legacy" && !versions.includes(protocol)) {
+      // No "did you mean": dates a digit apart are different versions, and the list is short.
+      fail(context, ["protocol"], `expected "auto", "legacy" or a protocol version this client speaks (${versions.join(", ")}), found ${JSON.stringify(protocol)}`);
     }
     out.protocol = protocol;
   }
   if (fields.autoListen !== undefined) out.autoListen = fields.autoListen as boolean;
   return out;
+}
+
+/** The versions this client speaks, newest first; read on each check (tests add versions for a while). */
+function supportedProtocolVersions(): string[] {
+  return [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
 }

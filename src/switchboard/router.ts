@@ -3,7 +3,8 @@
  * A server whose circuit is open is skipped; one that is restarting is waited for (up to the call's
  * timeout) when it is the last candidate or the policy says wait; a failure moves the call on only when
  * `fallbackVerdict` says that is safe (never for tool or protocol errors, and for work that may already
- * have run only when the call is idempotent).
+ * have run only when the call is idempotent). Whether a call is idempotent may be looked up only when a
+ * failure makes it matter, so the happy path never waits for a tool list.
  */
 import type { McpClient } from "../client/client.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
@@ -14,10 +15,17 @@ import { asError } from "../util/guards.js";
 
 export type WhileRestarting = "wait" | "fallback";
 
+/**
+ * Decides, at a failure after delivery, whether the call may run twice: `failed` is the server the call
+ * just failed on, `next` the one it would move to; the answer must come within `remainingMs`.
+ */
+export type IdempotenceLookup = (failed: ServerRuntime, next: ServerRuntime, remainingMs: number) => Promise<boolean>;
+
 export interface RouteOptions {
   /** The qualified name, for events and messages. */
   name: string;
-  idempotent: boolean;
+  /** Known up front, or looked up when a failure needs it (once per call). */
+  idempotent: boolean | IdempotenceLookup;
   timeoutMs: number;
   signal?: AbortSignal;
   whileRestarting: WhileRestarting;
@@ -36,6 +44,7 @@ export async function route<T>(
     .map(lookup)
     .filter((runtime): runtime is ServerRuntime => runtime !== undefined && runtime.state !== "disabled");
   const deadline = Date.now() + options.timeoutMs;
+  let idempotent = options.idempotent;
   let lastError: Error | undefined;
   for (let i = 0; i < order.length; i++) {
     const server = order[i];
@@ -45,9 +54,12 @@ export async function route<T>(
       if (next) options.onFallback(server.name, next.name, reason, error);
     };
     const ready = server.state === "up" && server.client !== undefined;
-    const wait = !ready && (next === undefined || options.whileRestarting === "wait");
+    // A down or stopped server is not waited for: a call storm against it fails fast with its reason.
+    const gone = server.state === "down" || server.state === "stopped";
+    const wait = !ready && !gone && (next === undefined || options.whileRestarting === "wait");
     if (!ready && !wait) {
-      // Skipped without trying: says nothing about the server's health, so the breaker is not told.
+      // Skipped without trying: says nothing new about the server's health, so the breaker is not told
+      // (nor does it open and hide the down reason behind "circuit open").
       moveOn(`server ${server.state}`, server.unavailable());
       continue;
     }
@@ -74,7 +86,12 @@ export async function route<T>(
       return result;
     } catch (error) {
       server.breaker.onFailure(error);
-      const verdict = fallbackVerdict(error, { idempotent: options.idempotent });
+      let verdict = fallbackVerdict(error, { idempotent: idempotent === true });
+      if (!verdict.move && next !== undefined && typeof idempotent === "function" && fallbackVerdict(error, { idempotent: true }).move) {
+        // Only idempotence stands between this call and the fallback: look the tool up now.
+        idempotent = await idempotent(server, next, Math.max(0, deadline - Date.now()));
+        verdict = fallbackVerdict(error, { idempotent });
+      }
       if (!verdict.move || next === undefined) throw withServer(error, server.name);
       moveOn(verdict.reason, asError(error));
     }

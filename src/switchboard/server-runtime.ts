@@ -6,7 +6,6 @@
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
 import type { ClientOptions } from "../client/options.js";
-import type { Tool } from "../client/types.js";
 import { McpError, RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
 import type { ChildWork } from "../supervisor/child-machine.js";
 import { CircuitBreaker, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
@@ -14,6 +13,7 @@ import { ConcurrencyLimiter } from "../supervisor/limiter.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
 import type { ServerEntry } from "./config-types.js";
+import { ServerTools } from "./server-tools.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -47,8 +47,11 @@ export class ServerRuntime {
   restarts = 0;
   lastError: Error | undefined;
   downReason: string | undefined;
-  /** The last tool list seen, kept across restarts so names stay routable while the server is away. */
-  tools: Tool[] | undefined;
+  /** Its tools: listed on every `up` and `list_changed`, kept across restarts (server-tools.ts). */
+  readonly tools: ServerTools;
+  /** Bumped by every stop, so a start that a stop overtook does not leave a client running. */
+  private epoch = 0;
+  private readonly closing = new Set<Promise<void>>();
   private readonly waiters = new Set<UpWaiter>();
   private readonly baseOptions: ClientOptions;
 
@@ -62,6 +65,10 @@ export class ServerRuntime {
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
     this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
+    this.tools = new ServerTools(
+      () => (this.state === "up" ? this.client : undefined),
+      (error) => hooks.clientEvent(entry.name, "error", error),
+    );
   }
 
   /** What the child actor runs. */
@@ -86,11 +93,14 @@ export class ServerRuntime {
   };
 
   private async startClient(): Promise<void> {
-    await this.stopClient();
+    const epoch = ++this.epoch;
+    await this.closeClient();
+    // A stop (or a start timeout's cleanup) that came while the old client closed: do not start.
+    if (epoch !== this.epoch) throw this.overtaken();
     const target = this.entry.transport ? this.entry.transport() : targetOf(this.entry);
     const client = createClient(target, this.baseOptions);
     client.on("toolsChanged", () => {
-      this.tools = undefined;
+      this.tools.changed();
       this.hooks.listsChanged(this.name);
     });
     client.on("resourcesChanged", () => this.hooks.listsChanged(this.name));
@@ -101,17 +111,35 @@ export class ServerRuntime {
     this.client = client;
     try {
       await client.connection.start();
+      if (epoch !== this.epoch) throw this.overtaken();
     } catch (error) {
-      this.client = undefined;
-      await client.close().catch(() => {});
+      if (this.client === client) await this.closeClient();
+      else await client.close().catch(() => {});
       throw error;
     }
   }
 
+  /** Closes the client and waits until every client this server closed is gone (processes ended). */
   private async stopClient(): Promise<void> {
+    this.epoch++;
+    await this.closeClient();
+    await Promise.all(this.closing);
+  }
+
+  private closeClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (client) await client.close().catch(() => {});
+    if (!client) return Promise.resolve();
+    // Kept until done: a stdio server that ignores its closed stdin takes seconds to end, and a later
+    // stop must not report the server stopped while its process still runs.
+    const closed = client.close().catch(() => {});
+    this.closing.add(closed);
+    void closed.then(() => this.closing.delete(closed));
+    return closed;
+  }
+
+  private overtaken(): TransportError {
+    return new TransportError(`server "${this.name}": stopped while starting`, { delivered: false, server: this.name });
   }
 
   // ---- state changes, driven by the supervisor's events --------------------------------------------
@@ -122,6 +150,8 @@ export class ServerRuntime {
     this.downReason = undefined;
     // A fresh process or connection: failures of the old one say nothing about it.
     this.breaker.reset();
+    // Its tools may differ from the last process's: list them, in the background.
+    this.tools.changed();
     const client = this.client!;
     for (const waiter of this.waiters) waiter.resolve(client);
     this.waiters.clear();

@@ -4,9 +4,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import { createActor, type Actor } from "xstate";
-import type { CallToolOptions } from "../client/client.js";
 import type { McpClient } from "../client/client.js";
-import type { ClientOptions } from "../client/options.js";
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../client/types.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import type { LogParams } from "../connection/events.js";
@@ -14,58 +12,18 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
-import type { Transport } from "../transports/transport.js";
-import { loadConfig, parseConfig, type LoadConfigOptions } from "./config.js";
-import type { ConfigInput, ServerEntryInput, SwitchboardConfig } from "./config-types.js";
+import { sleep } from "../util/timers.js";
+import { DEFAULT_START_TIMEOUT_MS, normalise, type BoardCallOptions, type FromConfigOptions, type ServerStatus, type SwitchboardInit } from "./board-options.js";
+import { loadConfig } from "./config.js";
+import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
 import { runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
 import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./namespacing.js";
-import { route, type WhileRestarting } from "./router.js";
-import { ServerRuntime, type RunnableEntry, type ServerState } from "./server-runtime.js";
+import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
+import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
+import { lookUpTool } from "./tool-lookup.js";
 
-/** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
-export type ServerInit = ServerEntryInput & {
-  /** Builds the transport for each (re)start (e.g. a memory pair, or a custom transport). */
-  transport?: () => Transport;
-  /** Client options for this server: handlers, protocol, ... */
-  client?: ClientOptions;
-};
-
-export interface SwitchboardInit {
-  servers: Record<string, ServerInit>;
-  /** Between server and tool names (default "__"). */
-  separator?: string;
-  /** Client options for every server (a server's own `client` wins). */
-  client?: ClientOptions;
-  hooks?: SwitchboardHooks;
-  /**
-   * A call for a server that is restarting: `"fallback"` (default) goes to the next server in its
-   * fallback list at once, waiting only at the last one; `"wait"` waits (up to the call's timeout) for
-   * each server in turn.
-   */
-  whileRestarting?: WhileRestarting;
-  /** `start()` resolves when every server is up or down, or after this many ms (default 30000). */
-  startTimeoutMs?: number;
-}
-
-export interface BoardCallOptions extends CallToolOptions {
-  /** The call may safely run twice (overrides the tool's annotations) for fallback decisions. */
-  idempotent?: boolean;
-}
-
-export interface ServerStatus {
-  state: ServerState;
-  restarts: number;
-  lastError: string | undefined;
-  downReason: string | undefined;
-  inFlight: number;
-  queued: number;
-  circuit: "closed" | "open" | "half-open";
-  protocolVersion: string | undefined;
-  fallbacks: string[];
-}
-
-type FromConfigOptions = LoadConfigOptions & Omit<SwitchboardInit, "servers" | "separator">;
+export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
 export class Switchboard extends EventEmitter<SwitchboardEvents> {
   readonly separator: string;
@@ -92,7 +50,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.separator = config.options.separator;
     this.hooks = settings.hooks ?? {};
     this.whileRestarting = settings.whileRestarting ?? "fallback";
-    this.startTimeoutMs = settings.startTimeoutMs ?? 30_000;
+    this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
+      throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
+    }
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
@@ -103,13 +64,18 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   // ---- lifecycle -------------------------------------------------------------------------------------
 
-  /** Starts every enabled server in parallel; resolves when each is up or down (bounded by startTimeoutMs). */
+  /**
+   * Starts every enabled server in parallel; resolves when each is up or down, bounded by the start
+   * timeouts. Each server's tools are listed in the background as it comes up (routing needs their
+   * annotations); `listTools()` shares that listing, and a call that fails before it arrived looks the
+   * tool up then.
+   */
   async start(): Promise<void> {
     if (this.supervisor) return this.settledStart();
     const children: ChildSpec[] = [];
     for (const runtime of this.runtimes.values()) {
       if (runtime.state === "disabled") continue;
-      children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart });
+      children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children } });
     supervisor.on("*", (event) => this.onChildEvent(event as ChildEmitted));
@@ -121,14 +87,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private async settledStart(): Promise<void> {
     const pending = [...this.runtimes.values()].filter((r) => r.state === "starting" || r.state === "restarting");
     if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(pending.map((r) => r.whenUp(this.startTimeoutMs).catch(() => undefined))),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.startTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const settled = (r: ServerRuntime) => r.whenUp(this.startTimeoutOf(r)).catch(() => undefined);
+    const timeout = new AbortController();
+    try {
+      await Promise.race([Promise.all(pending.map(settled)), sleep(Math.max(...pending.map((r) => this.startTimeoutOf(r))), timeout.signal)]);
+    } finally {
+      timeout.abort();
+    }
+  }
+
+  private startTimeoutOf(runtime: ServerRuntime): number {
+    return runtime.entry.startTimeoutMs ?? this.startTimeoutMs;
   }
 
   /** Stops every server: closes clients (stdio: ends processes), cancels timers; pending calls settle. */
@@ -206,37 +175,35 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return tools;
   }
 
+  /** A server's tools: the kept list while it is away, else fresh (a listing failure is an `error` event). */
   private async toolsOf(runtime: ServerRuntime): Promise<[ServerRuntime, Tool[]]> {
-    const client = runtime.state === "up" ? runtime.client : undefined;
-    if (client && client.serverCapabilities?.tools) {
-      try {
-        runtime.tools = await client.listTools();
-      } catch (error) {
-        this.emit("error", { server: runtime.name, error: error as Error });
-      }
-    }
-    return [runtime, runtime.state === "disabled" ? [] : (runtime.tools ?? [])];
+    if (runtime.state === "disabled") return [runtime, []];
+    return [runtime, (await runtime.tools.refresh()) ?? []];
   }
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   async callTool(name: string, args?: Record<string, unknown>, options: BoardCallOptions = {}): Promise<CallToolResult> {
-    const { runtime, tool, toolName } = this.resolveTool(name);
-    const idempotent = isIdempotentTool(tool, options.idempotent);
+    const { runtime, toolName } = this.resolveTool(name);
+    // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
+    const idempotent: boolean | IdempotenceLookup =
+      options.idempotent ??
+      (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
     return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options));
   }
 
-  private resolveTool(name: string): { runtime: ServerRuntime; tool: Tool | undefined; toolName: string } {
+  private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
     const known = this.toolIndex.get(name);
     const parsed = known ? { server: known.server, tool: known.tool.name } : parseQualified(name, this.separator, this.runtimes);
     if (!parsed) {
       throw new ProtocolError(`Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`, -32602);
     }
     const runtime = this.runtime(parsed.server);
-    const tool = known?.tool ?? runtime.tools?.find((t) => t.name === parsed.tool);
+    // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
+    const tool = known?.tool ?? runtime.tools.find(parsed.tool);
     if (!isToolExposed(tool ?? { name: parsed.tool }, runtime.entry.tools)) {
       throw new ProtocolError(`Tool "${name}" is not exposed: server "${runtime.name}" filters it out (tools.only / tools.except)`, -32602);
     }
-    return { runtime, tool, toolName: parsed.tool };
+    return { runtime, toolName: parsed.tool };
   }
 
   // ---- resources and prompts ---------------------------------------------------------------------------
@@ -300,7 +267,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     name: string,
     args: unknown,
     runtime: ServerRuntime,
-    idempotent: boolean,
+    idempotent: boolean | IdempotenceLookup,
     options: RequestOptions,
     call: (client: McpClient) => Promise<T>,
   ): Promise<T> {
@@ -376,19 +343,4 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         break;
     }
   }
-}
-
-/** Code entries may carry a transport factory instead of command/url; validation sees a stand-in. */
-function normalise(init: SwitchboardInit): SwitchboardConfig {
-  const servers: Record<string, ServerEntryInput> = {};
-  for (const [name, entry] of Object.entries(init.servers)) {
-    const { transport, client, ...rest } = entry;
-    if (transport !== undefined && typeof transport !== "function") {
-      throw new ConfigError("expected a function that returns a Transport", { server: name, field: "transport" });
-    }
-    // A transport factory replaces the target: validate the rest of the entry as if it were stdio.
-    servers[name] = transport && rest.command === undefined && rest.url === undefined ? { ...rest, command: "(transport factory)" } : rest;
-  }
-  const options: LoadConfigOptions = { file: "new Switchboard()" };
-  return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
 }

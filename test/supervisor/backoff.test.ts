@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertBackoffPolicy, Backoff, backoffBase, backoffDelay, type BackoffPolicy } from "../../src/supervisor/backoff.js";
+import { assertBackoffPolicy, Backoff, backoffBase, backoffDelay, FRESH_BACKOFF, nextBackoff, type BackoffPolicy } from "../../src/supervisor/backoff.js";
 
 const policy: BackoffPolicy = { initialMs: 100, maxMs: 10_000, factor: 2, jitter: 0 };
 
@@ -72,14 +72,17 @@ describe("backoffDelay", () => {
   });
 });
 
-describe("Backoff", () => {
-  it("counts attempts and resets", () => {
-    const backoff = new Backoff(policy, () => 0);
-    expect([backoff.next(), backoff.next(), backoff.next()]).toEqual([100, 200, 400]);
-    expect(backoff.attempt).toBe(3);
-    backoff.reset();
-    expect(backoff.attempt).toBe(0);
-    expect(backoff.next()).toBe(100);
+describe("nextBackoff", () => {
+  it("hands out growing delays as plain data, never touching the state it was given", () => {
+    const first = nextBackoff(FRESH_BACKOFF, policy, () => 0);
+    const second = nextBackoff(first.state, policy, () => 0);
+    const third = nextBackoff(second.state, policy, () => 0);
+    expect([first.delayMs, second.delayMs, third.delayMs]).toEqual([100, 200, 400]);
+    expect(third.state).toEqual({ attempt: 3 });
+    expect(FRESH_BACKOFF).toEqual({ attempt: 0 });
+    expect(Object.isFrozen(FRESH_BACKOFF)).toBe(true);
+    // Resetting is going back to the fresh state.
+    expect(nextBackoff(FRESH_BACKOFF, policy, () => 0).delayMs).toBe(100);
   });
 
   it.each([
@@ -91,5 +94,16 @@ describe("Backoff", () => {
   ])("rejects an invalid policy %o", (bad, message) => {
     expect(() => assertBackoffPolicy(bad)).toThrow(new RangeError(message));
     expect(() => new Backoff(bad)).toThrow(RangeError);
+  });
+});
+
+describe("Backoff (a mutable wrapper over the same functions)", () => {
+  it("counts attempts and resets", () => {
+    const backoff = new Backoff(policy, () => 0);
+    expect([backoff.next(), backoff.next(), backoff.next()]).toEqual([100, 200, 400]);
+    expect(backoff.attempt).toBe(3);
+    backoff.reset();
+    expect(backoff.attempt).toBe(0);
+    expect(backoff.next()).toBe(100);
   });
 });

@@ -1,78 +1,99 @@
 import { describe, expect, it } from "vitest";
-import { RestartIntensity } from "../../src/supervisor/restart-intensity.js";
+import {
+  assertRestartIntensityLimit,
+  RestartIntensity,
+  restartRetryAfterMs,
+  restartsInWindow,
+  tryRestart,
+  type RestartHistory,
+  type RestartIntensityLimit,
+} from "../../src/supervisor/restart-intensity.js";
 
-function clock(start = 1_000_000) {
-  const c = { now: start, read: () => c.now };
-  return c;
+const T0 = 1_000_000;
+
+/** Asks for restarts at the given times, threading the history through as the child machine does. */
+function restartsAt(limit: RestartIntensityLimit, times: number[]): { allowed: boolean[]; history: RestartHistory } {
+  let history: RestartHistory = [];
+  const allowed = times.map((t) => {
+    const verdict = tryRestart(history, limit, t);
+    history = verdict.history;
+    return verdict.allowed;
+  });
+  return { allowed, history };
 }
 
-describe("RestartIntensity", () => {
+describe("restart intensity", () => {
   it("allows maxRestarts within the window and refuses the next, with the reason", () => {
-    const c = clock();
-    const intensity = new RestartIntensity({ maxRestarts: 3, withinMs: 1000 }, c.read);
-    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 1 });
-    c.now += 100;
-    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 2 });
-    c.now += 100;
-    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 3 });
-    c.now += 100;
-    expect(intensity.tryRestart()).toEqual({
-      allowed: false,
-      restartsInWindow: 3,
-      reason: "restarted 3 times within 1000 ms (limit: 3)",
-    });
+    const limit = { maxRestarts: 3, withinMs: 1000 };
+    const { allowed, history } = restartsAt(limit, [T0, T0 + 100, T0 + 200]);
+    expect(allowed).toEqual([true, true, true]);
+    expect(history).toEqual([T0, T0 + 100, T0 + 200]);
+    const refused = tryRestart(history, limit, T0 + 300);
+    expect(refused).toEqual({ allowed: false, history, reason: "restarted 3 times within 1000 ms (limit: 3)" });
     // A refused restart is not counted: it did not happen.
-    expect(intensity.count).toBe(3);
+    expect(restartsInWindow(refused.history, limit, T0 + 300)).toHaveLength(3);
+  });
+
+  it("never mutates the history it was given", () => {
+    const limit = { maxRestarts: 2, withinMs: 1000 };
+    const history = Object.freeze([T0]);
+    const verdict = tryRestart(history, limit, T0 + 5000);
+    expect(verdict).toEqual({ allowed: true, history: [T0 + 5000] });
+    expect(history).toEqual([T0]);
   });
 
   it("slides: restarts older than withinMs stop counting", () => {
-    const c = clock();
-    const intensity = new RestartIntensity({ maxRestarts: 2, withinMs: 1000 }, c.read);
-    intensity.tryRestart(); // t = 0
-    c.now += 600;
-    intensity.tryRestart(); // t = 600
-    c.now += 399; // t = 999: both still inside
-    expect(intensity.tryRestart().allowed).toBe(false);
-    expect(intensity.retryAfterMs()).toBe(1);
-    c.now += 1; // t = 1000: the first one has left the window
-    expect(intensity.count).toBe(1);
-    expect(intensity.retryAfterMs()).toBe(0);
-    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 2 });
+    const limit = { maxRestarts: 2, withinMs: 1000 };
+    let { history } = restartsAt(limit, [T0, T0 + 600]);
+    expect(tryRestart(history, limit, T0 + 999).allowed).toBe(false); // both still inside
+    expect(restartRetryAfterMs(history, limit, T0 + 999)).toBe(1);
+    expect(restartsInWindow(history, limit, T0 + 1000)).toEqual([T0 + 600]); // the first has left
+    expect(restartRetryAfterMs(history, limit, T0 + 1000)).toBe(0);
+    const verdict = tryRestart(history, limit, T0 + 1000);
+    expect(verdict).toEqual({ allowed: true, history: [T0 + 600, T0 + 1000] });
+    history = verdict.history;
     // Steady restarts slower than the limit (2 per 1000 ms) never trip it.
-    for (let i = 0; i < 50; i++) {
-      c.now += 600;
-      expect(intensity.tryRestart().allowed).toBe(true);
+    for (let i = 1; i <= 50; i++) {
+      const next = tryRestart(history, limit, T0 + 1000 + i * 600);
+      expect(next.allowed).toBe(true);
+      history = next.history;
     }
+    expect(history.length).toBeLessThanOrEqual(2);
   });
 
   it("says 'once' for a limit of one", () => {
-    const intensity = new RestartIntensity({ maxRestarts: 1, withinMs: 5000 }, () => 0);
-    intensity.tryRestart();
-    expect(intensity.tryRestart()).toMatchObject({ allowed: false, reason: "restarted once within 5000 ms (limit: 1)" });
+    const limit = { maxRestarts: 1, withinMs: 5000 };
+    const { history } = restartsAt(limit, [0]);
+    expect(tryRestart(history, limit, 0)).toMatchObject({ allowed: false, reason: "restarted once within 5000 ms (limit: 1)" });
   });
 
   it("maxRestarts 0 never restarts", () => {
-    const intensity = new RestartIntensity({ maxRestarts: 0, withinMs: 5000 }, () => 0);
-    expect(intensity.tryRestart()).toEqual({
-      allowed: false,
-      restartsInWindow: 0,
-      reason: "restarts are disabled (restart.maxRestarts is 0)",
-    });
-    expect(intensity.retryAfterMs()).toBe(Infinity);
-  });
-
-  it("reset forgets the window", () => {
-    const intensity = new RestartIntensity({ maxRestarts: 1, withinMs: 5000 }, () => 0);
-    intensity.tryRestart();
-    expect(intensity.tryRestart().allowed).toBe(false);
-    intensity.reset();
-    expect(intensity.count).toBe(0);
-    expect(intensity.tryRestart().allowed).toBe(true);
+    const limit = { maxRestarts: 0, withinMs: 5000 };
+    expect(tryRestart([], limit, 0)).toEqual({ allowed: false, history: [], reason: "restarts are disabled (restart.maxRestarts is 0)" });
+    expect(restartRetryAfterMs([], limit, 0)).toBe(Infinity);
   });
 
   it("rejects invalid limits", () => {
+    expect(() => assertRestartIntensityLimit({ maxRestarts: -1, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got -1");
+    expect(() => assertRestartIntensityLimit({ maxRestarts: 1.5, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got 1.5");
+    expect(() => assertRestartIntensityLimit({ maxRestarts: 1, withinMs: 0 })).toThrow("withinMs must be a finite number > 0, got 0");
+  });
+});
+
+describe("RestartIntensity (a mutable wrapper over the same functions)", () => {
+  it("allows maxRestarts within the window, refuses the next with the reason, slides and resets", () => {
+    const clock = { now: T0 };
+    const intensity = new RestartIntensity({ maxRestarts: 2, withinMs: 1000 }, () => clock.now);
+    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 1 });
+    clock.now += 600;
+    expect(intensity.tryRestart()).toEqual({ allowed: true, restartsInWindow: 2 });
+    clock.now += 399;
+    expect(intensity.tryRestart()).toEqual({ allowed: false, restartsInWindow: 2, reason: "restarted 2 times within 1000 ms (limit: 2)" });
+    expect(intensity.retryAfterMs()).toBe(1);
+    clock.now += 1;
+    expect(intensity.count).toBe(1);
+    intensity.reset();
+    expect(intensity.count).toBe(0);
     expect(() => new RestartIntensity({ maxRestarts: -1, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got -1");
-    expect(() => new RestartIntensity({ maxRestarts: 1.5, withinMs: 10 })).toThrow("maxRestarts must be an integer >= 0, got 1.5");
-    expect(() => new RestartIntensity({ maxRestarts: 1, withinMs: 0 })).toThrow("withinMs must be a finite number > 0, got 0");
   });
 });

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, McpError } from "../../src/jsonrpc/errors.js";
 import { CONFIG_DEFAULTS, loadConfig, parseConfig, parseConfigText, targetOf } from "../../src/switchboard/config.js";
 import type { ConfigInput, RemoteServerEntry, StdioServerEntry } from "../../src/switchboard/config-types.js";
+import { LEGACY_PROTOCOL_VERSIONS } from "../../src/connection/eras/legacy.js";
+import { MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/modern-wire.js";
 
 let dir: string;
 beforeAll(() => {
@@ -69,7 +71,7 @@ describe("loadConfig from a file", () => {
           env: { GITHUB_TOKEN: "${GITHUB_TOKEN}", LOG: "$${NOT_A_VAR}" },
           cwd: "work",
           fallbacks: ["github-mirror"],
-          restart: { maxRestarts: 3, withinMs: 10_000, cooldownMs: 300_000, backoff: { initialMs: 50, jitter: 0.5 } },
+          restart: { maxRestarts: 3, withinMs: 10_000, cooldownMs: 300_000, healthyAfterMs: 2000, backoff: { initialMs: 50, jitter: 0.5 } },
           requestTimeoutMs: 5000,
           maxConcurrency: 8,
           maxQueue: 16,
@@ -103,6 +105,7 @@ describe("loadConfig from a file", () => {
         maxRestarts: 3,
         withinMs: 10_000,
         cooldownMs: 300_000,
+        healthyAfterMs: 2000,
         backoff: { initialMs: 50, maxMs: 30_000, factor: 2, jitter: 0.5 },
       },
       requestTimeoutMs: 5000,
@@ -224,6 +227,20 @@ describe("loadConfig / parseConfig from an object", () => {
     expect(config.servers.b).toMatchObject({ protocol: "2026-07-28", autoListen: false });
     expect(config.servers.c).not.toHaveProperty("protocol");
     expect(config.servers.c).not.toHaveProperty("autoListen");
+  });
+
+  it("accepts every protocol version the client speaks, and no other (the client's own list, read at check time)", () => {
+    for (const version of [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS]) {
+      expect(parseConfig(servers({ a: stdio({ protocol: version }) })).servers.a.protocol).toBe(version);
+    }
+    expect(() => parseConfig(servers({ a: stdio({ protocol: "2099-01-01" }) }))).toThrow(ConfigError);
+  });
+
+  it("fills restart.healthyAfterMs (10000) and leaves startTimeoutMs to the board unless given", () => {
+    const config = parseConfig(servers({ a: stdio(), b: stdio({ startTimeoutMs: 120_000, restart: { healthyAfterMs: 0 } }) }));
+    expect(config.servers.a.restart.healthyAfterMs).toBe(10_000);
+    expect(config.servers.a).not.toHaveProperty("startTimeoutMs");
+    expect(config.servers.b).toMatchObject({ startTimeoutMs: 120_000, restart: { healthyAfterMs: 0 } });
   });
 
   it('accepts "type": "stdio" on stdio entries', () => {
@@ -367,7 +384,23 @@ describe("every error message", () => {
     [
       "protocol neither mode nor version",
       servers({ a: stdio({ protocol: "modern" }) }),
-      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version such as "2025-11-25" or "2026-07-28", found "modern"',
+      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "modern"',
+    ],
+    // A pin is sent as-is: a version the client does not implement could never work, so it is refused here.
+    [
+      "protocol a version this client does not speak",
+      servers({ a: stdio({ protocol: "2027-01-01" }) }),
+      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "2027-01-01"',
+    ],
+    [
+      "protocol \"latest\"",
+      servers({ a: stdio({ protocol: "latest" }) }),
+      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "latest"',
+    ],
+    [
+      "protocol a misspelt version",
+      servers({ a: stdio({ protocol: "2025-06-19" }) }),
+      'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "2025-06-19"',
     ],
     ["protocol not a string", servers({ a: stdio({ protocol: 2026 }) }), 'mcp.json, server "a", field "protocol": expected a non-empty string, found 2026'],
     ["autoListen not a boolean", servers({ a: stdio({ autoListen: "yes" }) }), 'mcp.json, server "a", field "autoListen": expected true or false, found the string "yes"'],
@@ -409,12 +442,12 @@ describe("every error message", () => {
     [
       "unknown, nothing close",
       servers({ a: stdio({ autoApprove: [] }) }),
-      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
+      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
     ],
     [
       "an Object.prototype name is unknown too",
       servers({ a: stdio({ constructor: 1 }) }),
-      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
+      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen)',
     ],
     ["nested typo", servers({ a: stdio({ restart: { backof: {} } }) }), 'mcp.json, server "a", field "restart.backof": unknown field; did you mean "backoff"?'],
     [
@@ -474,6 +507,9 @@ describe("every error message", () => {
     ["maxRestarts negative", servers({ a: stdio({ restart: { maxRestarts: -1 } }) }), 'mcp.json, server "a", field "restart.maxRestarts": expected an integer >= 0, found -1'],
     ["withinMs zero", servers({ a: stdio({ restart: { withinMs: 0 } }) }), 'mcp.json, server "a", field "restart.withinMs": expected an integer >= 1, found 0'],
     ["cooldownMs negative", servers({ a: stdio({ restart: { cooldownMs: -5 } }) }), 'mcp.json, server "a", field "restart.cooldownMs": expected an integer >= 0, found -5'],
+    ["healthyAfterMs fractional", servers({ a: stdio({ restart: { healthyAfterMs: 1.5 } }) }), 'mcp.json, server "a", field "restart.healthyAfterMs": expected an integer >= 0, found 1.5'],
+    ["healthyAfterMs outside restart", servers({ a: stdio({ healthyAfterMs: 5000 }) }), 'mcp.json, server "a", field "healthyAfterMs": unknown field here; did you mean "healthyAfterMs" inside "restart"?'],
+    ["startTimeoutMs zero", servers({ a: stdio({ startTimeoutMs: 0 }) }), 'mcp.json, server "a", field "startTimeoutMs": expected an integer >= 1, found 0'],
     ["initialMs negative", servers({ a: stdio({ restart: { backoff: { initialMs: -1 } } }) }), 'mcp.json, server "a", field "restart.backoff.initialMs": expected an integer >= 0, found -1'],
     ["factor below 1", servers({ a: stdio({ restart: { backoff: { factor: 0.5 } } }) }), 'mcp.json, server "a", field "restart.backoff.factor": expected a number >= 1, found 0.5'],
     ["jitter above 1", servers({ a: stdio({ restart: { backoff: { jitter: 1.5 } } }) }), 'mcp.json, server "a", field "restart.backoff.jitter": expected a number from 0 to 1, found 1.5'],

@@ -1,0 +1,78 @@
+/**
+ * What `new Switchboard(...)` takes and what `status()` gives, and how entries written in code become a
+ * checked configuration.
+ */
+import type { CallToolOptions } from "../client/client.js";
+import type { ClientOptions } from "../client/options.js";
+import { ConfigError } from "../jsonrpc/errors.js";
+import type { Transport } from "../transports/transport.js";
+import { parseConfig, type LoadConfigOptions } from "./config.js";
+import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
+import type { SwitchboardHooks } from "./hooks.js";
+import type { WhileRestarting } from "./router.js";
+import type { ServerState } from "./server-runtime.js";
+
+/** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
+export type ServerInit = ServerEntryInput & {
+  /** Builds the transport for each (re)start (e.g. a memory pair, or a custom transport). */
+  transport?: () => Transport;
+  /** Client options for this server: handlers, protocol, ... */
+  client?: ClientOptions;
+};
+
+export interface SwitchboardInit {
+  servers: Record<string, ServerInit>;
+  /** Between server and tool names (default "__"). */
+  separator?: string;
+  /** Client options for every server (a server's own `client` wins). */
+  client?: ClientOptions;
+  hooks?: SwitchboardHooks;
+  /**
+   * A call for a server that is restarting: `"fallback"` (default) goes to the next server in its
+   * fallback list at once, waiting only at the last one; `"wait"` waits (up to the call's timeout) for
+   * each server in turn.
+   */
+  whileRestarting?: WhileRestarting;
+  /**
+   * Each server's start (spawn or connect, and the handshake) must finish within this many ms, or it
+   * is restarted; a server's own `startTimeoutMs` wins. `start()` resolves when every server is up or
+   * down, or after this long. Default 30000.
+   */
+  startTimeoutMs?: number;
+}
+
+export interface BoardCallOptions extends CallToolOptions {
+  /** The call may safely run twice (overrides the tool's annotations) for fallback decisions. */
+  idempotent?: boolean;
+}
+
+export interface ServerStatus {
+  state: ServerState;
+  restarts: number;
+  lastError: string | undefined;
+  downReason: string | undefined;
+  inFlight: number;
+  queued: number;
+  circuit: "closed" | "open" | "half-open";
+  protocolVersion: string | undefined;
+  fallbacks: string[];
+}
+
+export type FromConfigOptions = LoadConfigOptions & Omit<SwitchboardInit, "servers" | "separator">;
+
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** Code entries may carry a transport factory instead of command/url; validation sees a stand-in. */
+export function normalise(init: SwitchboardInit): SwitchboardConfig {
+  const servers: Record<string, ServerEntryInput> = {};
+  for (const [name, entry] of Object.entries(init.servers)) {
+    const { transport, client, ...rest } = entry;
+    if (transport !== undefined && typeof transport !== "function") {
+      throw new ConfigError("expected a function that returns a Transport", { server: name, field: "transport" });
+    }
+    // A transport factory replaces the target: validate the rest of the entry as if it were stdio.
+    servers[name] = transport && rest.command === undefined && rest.url === undefined ? { ...rest, command: "(transport factory)" } : rest;
+  }
+  const options: LoadConfigOptions = { file: "new Switchboard()" };
+  return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
+}
