@@ -5,7 +5,6 @@
  * rules are tested on their own (test/client/skill-verify.property.test.ts).
  */
 import { createHash } from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { isObject } from "../util/guards.js";
 
@@ -94,7 +93,20 @@ export function parseFrontmatter(text: string): Record<string, unknown> | undefi
 /** The fields on which two frontmatters differ (key order is irrelevant; an absent field equals null). */
 export function frontmatterDifferences(entry: Record<string, unknown>, actual: Record<string, unknown>): string[] {
   const fields = new Set([...Object.keys(entry), ...Object.keys(actual)]);
-  return [...fields].filter((field) => !isDeepStrictEqual(entry[field] ?? null, actual[field] ?? null)).sort();
+  return [...fields].filter((field) => !jsonEqual(entry[field] ?? null, actual[field] ?? null)).sort();
+}
+
+/** Equality of JSON values: key order and object prototypes do not matter, types and values do. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  const other = b as Record<string, unknown>;
+  return keysA.length === keysB.length && keysA.every((k) => Object.hasOwn(other, k) && jsonEqual((a as Record<string, unknown>)[k], other[k]));
 }
 
 /**
