@@ -9,8 +9,8 @@
  * It exits non-zero, with the reason on stderr, when a scenario fails, so the runner's log says why.
  */
 import { existsSync } from "node:fs";
-import { coreScenarios, type Scenario } from "./conformance/core.js";
-import { readEnv, type ConformanceEnv } from "./conformance/env.js";
+import { coreScenarios } from "./conformance/core.js";
+import { readEnv, type ConformanceEnv, type Scenario } from "./conformance/env.js";
 
 /** The authorization scenarios, when this checkout has them. */
 async function authScenarios(): Promise<Record<string, Scenario>> {

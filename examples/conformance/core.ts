@@ -5,10 +5,8 @@
  */
 import type { McpClient } from "../../src/index.js";
 import { clientOptions, contextToolCalls, print, sampleArguments, withClient } from "./client.js";
-import type { ConformanceEnv } from "./env.js";
+import type { ConformanceEnv, Scenario } from "./env.js";
 import { skillScenarios } from "./skills.js";
-
-export type Scenario = (env: ConformanceEnv) => Promise<void>;
 
 /** Calls every tool the server lists, with the context's arguments where it gives some. */
 async function callEveryTool(client: McpClient, env: ConformanceEnv): Promise<void> {

@@ -17,6 +17,9 @@ export interface ConformanceEnv {
   protocol: "legacy" | "2026-07-28" | string;
 }
 
+/** One scenario: resolves when the client did its part, rejects (the runner sees a non-zero exit) when not. */
+export type Scenario = (env: ConformanceEnv) => Promise<void>;
+
 /** Which `connect({ protocol })` speaks the revision the runner named. */
 export function protocolFor(version: string | undefined): ProtocolMode {
   if (version === undefined || version === "") return "auto";

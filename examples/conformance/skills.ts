@@ -6,7 +6,7 @@
  */
 import { listSkills, loadSkill, SkillVerificationError, type McpClient, type SkillVerificationReason } from "../../src/index.js";
 import { clientOptions, print, withClient } from "./client.js";
-import type { ConformanceEnv } from "./env.js";
+import type { Scenario } from "./env.js";
 
 /** What a host does with a skill it was asked to use: load it, then read the reference its task needs. */
 async function useSkill(client: McpClient, name: string): Promise<void> {
@@ -19,7 +19,7 @@ async function useSkill(client: McpClient, name: string): Promise<void> {
 }
 
 /** A scenario whose server serves a tampered SKILL.md: passing means refusing it for `reason`. */
-function refuses(reason: SkillVerificationReason): (env: ConformanceEnv) => Promise<void> {
+function refuses(reason: SkillVerificationReason): Scenario {
   return (env) =>
     withClient(env, clientOptions(env), async (client) => {
       try {
@@ -35,7 +35,7 @@ function refuses(reason: SkillVerificationReason): (env: ConformanceEnv) => Prom
     });
 }
 
-export const skillScenarios: Record<string, (env: ConformanceEnv) => Promise<void>> = {
+export const skillScenarios: Record<string, Scenario> = {
   // Listing builds the host's catalog from the entries alone: no file is fetched until a skill is used.
   "sep-2640-client-no-prefetch": (env) =>
     withClient(env, clientOptions(env), async (client) => {
