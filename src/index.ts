@@ -5,6 +5,18 @@ export { StructuredContentError } from "./client/output-validation.js";
 export { ResultCache, MAX_CACHE_TTL_MS } from "./client/result-cache.js";
 export type { ClientOptions, HandlerContext } from "./client/options.js";
 export type * from "./client/types.js";
+export {
+  listSkills,
+  getSkill,
+  loadSkill,
+  skillsExtension,
+  LoadedSkill,
+  SKILLS_EXTENSION,
+  type Skill,
+  type SkillFile,
+  type SkillFileContent,
+  type LoadSkillOptions,
+} from "./client/skills.js";
 
 export { Connection, type ConnectionOptions, DEFAULT_REQUEST_TIMEOUT_MS } from "./connection/connection.js";
 export type { ConnectionState } from "./connection/machine.js";
@@ -29,6 +41,8 @@ export {
   ToolError,
   OverloadError,
   ConfigError,
+  SkillVerificationError,
+  type SkillVerificationReason,
 } from "./jsonrpc/errors.js";
 export { ErrorCode } from "./jsonrpc/codes.js";
 export type {

@@ -160,3 +160,31 @@ export class ConfigError extends McpError {
     if (options.field !== undefined) this.field = options.field;
   }
 }
+
+/** Why a skill (SEP-2640) or one of its files was refused. */
+export type SkillVerificationReason = "digest" | "size" | "frontmatter" | "unlisted" | "unverifiable" | "invalid-entry";
+
+export interface SkillVerificationErrorOptions extends McpErrorOptions {
+  /** The skill's SKILL.md URI. */
+  skill: string;
+  /** The file that failed (the SKILL.md itself or a supporting file). */
+  file?: string;
+  reason: SkillVerificationReason;
+}
+
+/**
+ * A skill's content is not what its entry (`skills/list`, `skills/get`) promised: another digest or
+ * byte length, other frontmatter, a file the entry does not list, or an entry without digests. The
+ * content was not used. Not retryable elsewhere: refresh the entry (`getSkill`) and load again.
+ */
+export class SkillVerificationError extends McpError {
+  readonly skill: string;
+  readonly file?: string;
+  readonly reason: SkillVerificationReason;
+  constructor(message: string, options: SkillVerificationErrorOptions) {
+    super(message, { retryable: false, delivered: true, ...options });
+    this.skill = options.skill;
+    if (options.file !== undefined) this.file = options.file;
+    this.reason = options.reason;
+  }
+}

@@ -82,14 +82,16 @@ describe("the 2026 request envelope", () => {
 });
 
 describe("results and methods per era", () => {
-  it("checklist 14: a 2025 result without resultType is complete; on 2026 a missing or unknown resultType is rejected", async () => {
+  it("checklist 14: a result without resultType is complete in both eras; on 2026 an unknown resultType is rejected", async () => {
     const legacy = await open(new ScriptedServer().clientSide, { protocol: "legacy" });
     expect((await legacy.callTool("echo", { text: "x" })).content).toEqual([{ type: "text", text: "x" }]);
 
     const server = modernServer();
     server.on("tools/call", (request) => ((request.params as { name: string }).name === "bare" ? { content: [] } : { resultType: "surprise", content: [] }));
     const client = await open(server.clientSide);
-    await expect(client.callTool("bare")).rejects.toThrow(/Invalid result for tools\/call: results of protocol 2026-07-28 must carry resultType/);
+    // "Clients MUST treat an absent resultType as complete" (conformance: sep-2322-default-result-type-complete).
+    expect(await client.callTool("bare")).toEqual({ content: [] });
+    expect(requestsOf(server).filter((r) => r.method === "tools/call")).toHaveLength(1);
     const unknown = await client.callTool("odd").catch((e) => e);
     expect(unknown).toBeInstanceOf(ProtocolError);
     expect(unknown.message).toMatch(/unknown resultType "surprise"/);

@@ -144,7 +144,13 @@ export class ModernDialect implements Dialect, ListenHost {
         }
         throw error;
       }
-      switch (result.resultType) {
+      if (result.resultType === undefined) {
+        // "Clients MUST treat an absent resultType as complete" (2026-07-28, basic/index; the conformance
+        // suite's sep-2322-default-result-type-complete). It is also how a 2025 server answers a request
+        // sent without initialize (SDK v1 over stdio does), so a cached era verdict is suspect.
+        this.options.onLegacySign?.(invalidResult(method, result, "no resultType (taken as complete)"));
+      }
+      switch (result.resultType ?? "complete") {
         case "complete":
           if (round > 0) return markUncacheable(result); // an MRTR retry's answer (see UNCACHEABLE)
           return method === "tools/list" ? this.tools.learn(result) : result;
@@ -161,12 +167,6 @@ export class ModernDialect implements Dialect, ListenHost {
             return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options, call());
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
-        case undefined: {
-          const error = invalidResult(method, result, "results of protocol 2026-07-28 must carry resultType");
-          // What a 2025 server answers when it serves a request without initialize (SDK v1 over stdio does).
-          this.options.onLegacySign?.(error);
-          throw error;
-        }
         default:
           throw invalidResult(method, result, `unknown resultType ${JSON.stringify(result.resultType)}`);
       }
