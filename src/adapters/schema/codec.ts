@@ -9,6 +9,7 @@
  * value of the original has a form the provider accepts, and that it comes back unchanged.
  */
 import { isObject } from "../../util/guards.js";
+import { JSON_TEXT_NOTE } from "./compile.js";
 import { SchemaDocument, sameJson, typeOfValue, type JsonSchema } from "./document.js";
 
 const MAX_DEPTH = 64;
@@ -128,8 +129,8 @@ export function encodeArguments(converted: SchemaDocument, value: unknown): unkn
 function encode(doc: SchemaDocument, schema: unknown, value: unknown, depth: number): unknown {
   if (!isObject(schema) || depth > MAX_DEPTH) return value;
   const { node } = doc.deref(schema);
-  const types = doc.typesOf(node);
-  if (typeof value !== "string" && value !== null && types.has("string") && [...types].every((t) => t === "string" || t === "null")) {
+  // The compiler marks the values it takes as JSON text in their description.
+  if (typeof value !== "string" && value !== null && typeof node.description === "string" && node.description.includes(JSON_TEXT_NOTE)) {
     return JSON.stringify(value);
   }
   for (const keyword of ["anyOf", "oneOf"]) {

@@ -22,6 +22,9 @@ export interface CompiledSchema {
   withinLimits: boolean;
 }
 
+/** The words that mark a value taken as JSON text (the encoder in codec.ts looks for them). */
+export const JSON_TEXT_NOTE = "written as JSON text";
+
 /** Keywords that carry no validation and no meaning for a model. */
 const DROPPED = new Set(["title", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary", "readOnly", "writeOnly", "discriminator", "$defs", "definitions", "nullable", "type", "description"]);
 const OBJECT_KEYWORDS = new Set(["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"]);
@@ -364,7 +367,7 @@ export class Compiler {
     if (!this.profile.strict && !this.profile.nullableKeyword) return this.finish({}, compose(node.description, notes.notes), notes.kept);
     this.loss(path, "any JSON value is narrowed to a string, number, boolean or null");
     const scalars = [{ type: "string" }, { type: "number" }, { type: "boolean" }];
-    const out = this.profile.nullableKeyword ? { anyOf: scalars, nullable: true } : { anyOf: [...scalars, { type: "null" }] };
+    const out = this.profile.nullableKeyword ? { anyOf: scalars.map((s) => ({ ...s, nullable: true })) } : { anyOf: [...scalars, { type: "null" }] };
     return this.finish(out, compose(node.description, notes.notes), notes.kept);
   }
 
@@ -372,7 +375,7 @@ export class Compiler {
   jsonText(path: string, node: JsonSchema, what: string): JsonSchema {
     this.loss(path, `${what} is taken as JSON text`);
     const notes = this.annotationNotes(node, node);
-    return this.finish({ type: "string" }, compose(node.description, [...notes.notes, `${what}, written as JSON text`]), notes.kept);
+    return this.finish({ type: "string" }, compose(node.description, [...notes.notes, `${what}, ${JSON_TEXT_NOTE}`]), notes.kept);
   }
 }
 

@@ -12,7 +12,8 @@ const isNullType = (s: unknown) => isObject(s) && s.type === "null";
 
 /** The schema that also accepts null, spelled the target's way. */
 export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema {
-  if (profile.nullableKeyword) return { ...schema, nullable: true };
+  // Gemini's `nullable` belongs beside a `type`: a union takes it on each alternative.
+  if (profile.nullableKeyword) return Array.isArray(schema.anyOf) ? { ...schema, anyOf: schema.anyOf.map((b) => (isObject(b) ? { ...b, nullable: true } : b)) } : { ...schema, nullable: true };
   if (typeof schema.$ref === "string" || "const" in schema) {
     const { description, ...rest } = schema;
     return { anyOf: [rest, { type: "null" }], ...(description === undefined ? {} : { description }) };
