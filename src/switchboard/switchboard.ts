@@ -18,7 +18,7 @@ import type { Transport } from "../transports/transport.js";
 import { loadConfig, parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ConfigInput, ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
-import { runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
+import { applyAfter, applyBefore, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
 import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./namespacing.js";
 import { route, type WhileRestarting } from "./router.js";
 import { ServerRuntime, type RunnableEntry, type ServerState } from "./server-runtime.js";
@@ -222,7 +222,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   async callTool(name: string, args?: Record<string, unknown>, options: BoardCallOptions = {}): Promise<CallToolResult> {
     const { runtime, tool, toolName } = this.resolveTool(name);
     const idempotent = isIdempotentTool(tool, options.idempotent);
-    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options));
+    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options), tool, toolName);
   }
 
   private resolveTool(name: string): { runtime: ServerRuntime; tool: Tool | undefined; toolName: string } {
@@ -303,10 +303,22 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     idempotent: boolean,
     options: RequestOptions,
     call: (client: McpClient) => Promise<T>,
+    tool?: Tool,
+    toolName?: string,
   ): Promise<T> {
+    const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    runHook(report, this.hooks.before && (() => this.hooks.before!(context)));
+    // Hooks that are not set cost a property check: no promise, no closure.
+    if (hooks.before !== undefined && (await applyBefore(hooks.before, context, report)) && toolName !== undefined) {
+      const replaced = context.args as Record<string, unknown> | undefined;
+      call = (client) => client.callTool(toolName, replaced, options) as Promise<T>;
+    }
+    if (hooks.approve !== undefined && toolName !== undefined) {
+      const request = { server: runtime.name, tool: toolName, name, args: context.args as Record<string, unknown> | undefined, annotations: tool?.annotations };
+      const refusal = await refusalOf(hooks.approve, request);
+      if (refusal !== undefined) return refusedResult(refusal) as T;
+    }
     try {
       const result = await route(runtime, (n) => this.runtimes.get(n), call, {
         name,
@@ -318,8 +330,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         onFallback: (from, to, reason, error) => this.emit("fallback", { name, from, to, reason, error }),
       });
       context.server = context.attempts[context.attempts.length - 1];
-      runHook(report, this.hooks.after && (() => this.hooks.after!(context, result)));
-      return result;
+      return hooks.after === undefined ? result : await applyAfter(hooks.after, context, result, report);
     } catch (error) {
       context.server = context.attempts[context.attempts.length - 1];
       runHook(report, this.hooks.error && (() => this.hooks.error!(context, error as Error)));
