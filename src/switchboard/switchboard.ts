@@ -309,16 +309,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    // Hooks that are not set cost a property check: no promise, no closure.
-    if (hooks.before !== undefined && (await applyBefore(hooks.before, context, report)) && toolName !== undefined) {
-      const replaced = context.args as Record<string, unknown> | undefined;
-      call = (client) => client.callTool(toolName, replaced, options) as Promise<T>;
-    }
-    if (hooks.approve !== undefined && toolName !== undefined) {
-      const request = { server: runtime.name, tool: toolName, name, args: context.args as Record<string, unknown> | undefined, annotations: tool?.annotations };
-      const refusal = await refusalOf(hooks.approve, request);
-      if (refusal !== undefined) return refusedResult(refusal) as T;
-    }
+    if (hooks.before && (await applyBefore(hooks.before, context, report)) && toolName) call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
+    const refusal = hooks.approve && toolName ? await refusalOf(hooks.approve, { server: runtime.name, tool: toolName, name, args: context.args as Record<string, unknown>, annotations: tool?.annotations }) : undefined;
+    if (refusal !== undefined) return refusedResult(refusal) as T;
     try {
       const result = await route(runtime, (n) => this.runtimes.get(n), call, {
         name,

@@ -8,10 +8,11 @@
  */
 import { isObject } from "../../util/guards.js";
 import { compose, phrase, short } from "./describe.js";
-import { SchemaDocument, layer, sameJson, typeOfValue, type JsonSchema } from "./document.js";
+import { SchemaDocument, layer, sameJson, type JsonSchema } from "./document.js";
 import { mergeAllOf } from "./merge.js";
 import { mergeRootAlternatives, strictObject, strictWithinLimits, withNull } from "./shape.js";
 import { GEMINI_RECURSION_DEPTH, isPortablePattern, profileFor, type SchemaTarget, type TargetProfile } from "./targets.js";
+import { ARRAY_KEYWORDS, KNOWN, OBJECT_KEYWORDS, SUBSCHEMA_VALUE, defName, describeMap, inferTypes, mapSchemas, summary, typeList } from "./vocabulary.js";
 
 export interface CompiledSchema {
   /** The parameters schema to send: a top-level object (for Gemini, `undefined` when the tool takes no arguments). */
@@ -27,9 +28,6 @@ export const JSON_TEXT_NOTE = "written as JSON text";
 
 /** Keywords that carry no validation and no meaning for a model. */
 const DROPPED = new Set(["title", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary", "readOnly", "writeOnly", "discriminator", "$defs", "definitions", "nullable", "type", "description"]);
-const OBJECT_KEYWORDS = new Set(["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"]);
-const ARRAY_KEYWORDS = new Set(["items", "prefixItems", "additionalItems"]);
-const COMBINATORS = new Set(["anyOf", "oneOf", "allOf"]);
 const UNIONS = ["anyOf", "oneOf"] as const;
 /** Keywords beside a union that do not constrain: they stay on the union instead of going into each branch. */
 const ANNOTATION_ONLY = new Set(["description", "default", "examples", "example", "deprecated", "title", "$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "discriminator", "$defs", "definitions"]);
@@ -170,7 +168,7 @@ export class Compiler {
       else if (onlyUnion && Array.isArray(out.anyOf) && out.description === undefined) compiled.push(...(out.anyOf as JsonSchema[]));
       else if (!compiled.some((c) => sameJson(c, out))) compiled.push(out);
     });
-    const notes = this.annotationNotes(annotations, node);
+    const notes = this.annotationNotes(annotations);
     let out: JsonSchema;
     if (compiled.length === 0) out = { type: "null" };
     else if (compiled.length === 1) out = { ...compiled[0] };
@@ -218,7 +216,7 @@ export class Compiler {
     if (types === undefined) return this.anyValue(path, node);
     const nullable = types.includes("null");
     const nonNull = types.filter((t) => t !== "null");
-    if (nonNull.length === 0) return this.finish({ type: "null" }, compose(node.description, this.annotationNotes(node, node).notes), {});
+    if (nonNull.length === 0) return this.finish({ type: "null" }, compose(node.description, this.annotationNotes(node).notes), {});
     if (nonNull.length > 1 && (this.profile.strict || this.profile.nullableKeyword)) {
       // One type per branch: exact, since type-specific keywords only apply to their own type.
       const outer: JsonSchema = {};
@@ -227,7 +225,7 @@ export class Compiler {
       const branches = nonNull.map((t) => ({ ...inner, type: t }));
       return this.union({ ...outer, anyOf: nullable ? [...branches, { type: "null" }] : branches }, path);
     }
-    const notes = this.annotationNotes(node, node);
+    const notes = this.annotationNotes(node);
     let out: JsonSchema = { type: nonNull.length === 1 ? nonNull[0] : nonNull };
     const isObjectType = nonNull.includes("object");
     const isArrayType = nonNull.includes("array");
@@ -237,13 +235,13 @@ export class Compiler {
       else if (key === "format") this.format(out, value, notes.notes);
       else if (key === "contentEncoding" || key === "contentMediaType") notes.notes.push(phrase(key, value));
       else if (OBJECT_KEYWORDS.has(key) || ARRAY_KEYWORDS.has(key) || key === "allOf") continue;
-      else if (key === "pattern" && this.profile.keywords.has(key) && !isPortablePattern(String(value))) this.describe(out, key, value, notes.notes, path);
+      else if (key === "pattern" && this.profile.keywords.has(key) && !isPortablePattern(String(value))) this.describe(key, value, notes.notes, path);
       else if (this.profile.keywords.has(key)) out[key] = SUBSCHEMA_VALUE.has(key) ? this.node(value, `${path}.${key}`) : value;
       else if (key.startsWith("x-") || !KNOWN.has(key)) continue;
-      else this.describe(out, key, value, notes.notes, path);
+      else this.describe(key, value, notes.notes, path);
     }
     if (Array.isArray(node.allOf)) {
-      if (this.profile.strict || !this.profile.refs) this.describe(out, "allOf", node.allOf, notes.notes, path);
+      if (this.profile.strict || !this.profile.refs) this.describe("allOf", node.allOf, notes.notes, path);
       else out.allOf = (node.allOf as unknown[]).map((b, i) => this.node(b, `${path}.allOf[${i}]`));
     }
     if (isArrayType) this.arrayKeywords(node, out, notes.notes, path);
@@ -258,7 +256,7 @@ export class Compiler {
   private enumLike(out: JsonSchema, key: "enum" | "const", value: unknown, notes: string[], path: string): void {
     const values = key === "const" ? [value] : Array.isArray(value) ? value.filter((v) => v !== null) : [];
     if (this.profile.stringEnumsOnly && values.some((v) => typeof v !== "string")) {
-      this.describe(out, key, value, notes, path);
+      this.describe(key, value, notes, path);
       return;
     }
     if (key === "const" && (this.profile.strict || this.profile.stringEnumsOnly)) out.enum = values;
@@ -273,7 +271,7 @@ export class Compiler {
   }
 
   /** A keyword the target refuses: into the description, and the schema now accepts more. */
-  describe(_out: JsonSchema, key: string, value: unknown, notes: string[], path: string): void {
+  describe(key: string, value: unknown, notes: string[], path: string): void {
     const words = phrase(key, value);
     if (words !== "") notes.push(words);
     this.loss(path, `${key} ${short(value, 60)} is only described`);
@@ -317,7 +315,7 @@ export class Compiler {
       if (!(key in node)) continue;
       if (key === "propertyNames" && isObject(node.propertyNames) && sameJson(node.propertyNames, { type: "string" })) continue;
       if (this.profile.keywords.has(key)) out[key] = key === "patternProperties" || key === "dependentSchemas" ? mapSchemas(node[key], (s, k) => this.node(s, `${path}.${key}.${k}`)) : key === "propertyNames" || key === "unevaluatedProperties" ? this.node(node[key], `${path}.${key}`) : node[key];
-      else this.describe(out, key, node[key], notes, path);
+      else this.describe(key, node[key], notes, path);
     }
     if (this.profile.strict || this.profile.nullableKeyword) {
       if (Object.keys(properties).length === 0 && (extra !== false || this.profile.nullableKeyword) && path !== "") {
@@ -338,7 +336,7 @@ export class Compiler {
   }
 
   /** Defaults and examples: kept where the target takes them, otherwise words in the description. */
-  private annotationNotes(node: JsonSchema, _origin: JsonSchema): { notes: string[]; kept: JsonSchema } {
+  private annotationNotes(node: JsonSchema): { notes: string[]; kept: JsonSchema } {
     const notes: string[] = [];
     const kept: JsonSchema = {};
     for (const key of ["default", "examples", "example", "deprecated"]) {
@@ -363,7 +361,7 @@ export class Compiler {
    * with unknown keys, so there it becomes "a string, number, boolean or null": a loss.
    */
   anyValue(path: string, node: JsonSchema): JsonSchema {
-    const notes = this.annotationNotes(node, node);
+    const notes = this.annotationNotes(node);
     if (!this.profile.strict && !this.profile.nullableKeyword) return this.finish({}, compose(node.description, notes.notes), notes.kept);
     this.loss(path, "any JSON value is narrowed to a string, number, boolean or null");
     const scalars = [{ type: "string" }, { type: "number" }, { type: "boolean" }];
@@ -374,66 +372,8 @@ export class Compiler {
   /** A value the target cannot describe, taken as JSON text; the runners parse it back. */
   jsonText(path: string, node: JsonSchema, what: string): JsonSchema {
     this.loss(path, `${what} is taken as JSON text`);
-    const notes = this.annotationNotes(node, node);
+    const notes = this.annotationNotes(node);
     return this.finish({ type: "string" }, compose(node.description, [...notes.notes, `${what}, ${JSON_TEXT_NOTE}`]), notes.kept);
   }
 }
 
-/** Keywords whose value is one schema, compiled in place when a target keeps them. */
-const SUBSCHEMA_VALUE = new Set(["not", "if", "then", "else", "contains", "unevaluatedItems"]);
-
-/** Every keyword of the JSON Schema vocabularies (others are extensions, dropped without a loss). */
-const KNOWN = new Set([
-  "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
-  "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "contains", "unevaluatedItems",
-  "not", "if", "then", "else", "const", "enum",
-]);
-
-function typeList(type: unknown): string[] | undefined {
-  if (typeof type === "string") return [type];
-  if (Array.isArray(type) && type.every((t) => typeof t === "string")) return [...new Set(type as string[])];
-  return undefined;
-}
-
-/** A schema without `type` that still says what it is: by its enum values, or by its keywords. */
-function inferTypes(node: JsonSchema): string[] | undefined {
-  const values = "const" in node ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined;
-  if (values !== undefined) {
-    const types = new Set(values.map((v) => typeOfValue(v)).map((t) => (t === "integer" && values.some((v) => typeof v === "number" && !Number.isInteger(v)) ? "number" : t)));
-    return [...types];
-  }
-  if (Object.keys(node).some((k) => OBJECT_KEYWORDS.has(k))) return ["object"];
-  if (Object.keys(node).some((k) => ARRAY_KEYWORDS.has(k))) return ["array"];
-  if (["minLength", "maxLength", "pattern"].some((k) => k in node)) return ["string"];
-  if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((k) => k in node)) return ["number"];
-  return undefined;
-}
-
-function mapSchemas(value: unknown, fn: (schema: unknown, key: string) => JsonSchema): JsonSchema {
-  const out: JsonSchema = {};
-  if (isObject(value)) for (const [k, v] of Object.entries(value)) out[k] = fn(v, k);
-  return out;
-}
-
-function describeMap(extra: unknown): string {
-  if (extra === false) return "an empty object";
-  if (isObject(extra) && Object.keys(extra).length > 0) return `an object whose values are ${summary(extra)}`;
-  return "an object with any keys";
-}
-
-/** A short name for a schema in prose: "string", "integer or null", "object". */
-export function summary(schema: unknown): string {
-  if (!isObject(schema)) return "any value";
-  if (typeof schema.$ref === "string") return defName(schema.$ref);
-  if (Array.isArray(schema.anyOf)) return (schema.anyOf as unknown[]).map(summary).join(" or ");
-  if (Array.isArray(schema.enum)) return `one of ${(schema.enum as unknown[]).map((v) => short(v, 20)).join(", ")}`;
-  const type = typeList(schema.type);
-  return type ? type.join(" or ") : "any value";
-}
-
-/** The name a reference's definition gets: its last pointer segment, made safe. */
-export function defName(ref: string): string {
-  if (ref === "#") return "Root";
-  const last = decodeURIComponent(ref.split("/").pop() ?? "").replace(/~1/g, "/").replace(/~0/g, "~");
-  return last.replace(/[^A-Za-z0-9_.-]/g, "_") || "Def";
-}
