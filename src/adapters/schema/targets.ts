@@ -38,9 +38,10 @@ const FULL_JSON_SCHEMA = [
   "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "const",
 ];
 
-const PROFILES: Record<SchemaTarget, TargetProfile> = {
-  openai: {
-    target: "openai",
+/** OpenAI without strict mode and Anthropic take JSON Schema as it is. */
+function fullJsonSchema(target: "openai" | "anthropic"): TargetProfile {
+  return {
+    target,
     refs: true,
     oneOf: true,
     strict: false,
@@ -49,7 +50,11 @@ const PROFILES: Record<SchemaTarget, TargetProfile> = {
     keywords: new Set(FULL_JSON_SCHEMA),
     formats: "all",
     stringEnumsOnly: false,
-  },
+  };
+}
+
+const PROFILES: Record<SchemaTarget, TargetProfile> = {
+  openai: { ...fullJsonSchema("openai") },
   "openai-strict": {
     target: "openai-strict",
     refs: true,
@@ -62,17 +67,7 @@ const PROFILES: Record<SchemaTarget, TargetProfile> = {
     formats: new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]),
     stringEnumsOnly: false,
   },
-  anthropic: {
-    target: "anthropic",
-    refs: true,
-    oneOf: true,
-    strict: false,
-    nullableKeyword: false,
-    annotations: new Set(["default", "examples"]),
-    keywords: new Set(FULL_JSON_SCHEMA),
-    formats: "all",
-    stringEnumsOnly: false,
-  },
+  anthropic: { ...fullJsonSchema("anthropic") },
   gemini: {
     target: "gemini",
     refs: false,
