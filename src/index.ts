@@ -72,7 +72,7 @@ export {
   type ServerStatus,
 } from "./switchboard/switchboard.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
-export type { SwitchboardHooks, CallContext } from "./switchboard/hooks.js";
+export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig } from "./switchboard/config.js";
 export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } from "./switchboard/config-types.js";
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";

@@ -1,4 +1,4 @@
-/** MCP tool result content, flattened for providers that take text or a few block kinds. */
+/** MCP tool result content as text, for places that take text only (the CLI, Chat Completions). */
 import type { CallToolResult } from "../client/types.js";
 
 type Block = CallToolResult["content"][number];
@@ -9,11 +9,11 @@ export function blockText(block: Block): string {
     case "text":
       return block.text;
     case "image":
-      return `[image: ${block.mimeType}, ${approximateBytes(block.data)} bytes]`;
+      return `[image: ${block.mimeType}, ${decodedBytes(block.data)} bytes]`;
     case "audio":
-      return `[audio: ${block.mimeType}, ${approximateBytes(block.data)} bytes]`;
+      return `[audio: ${block.mimeType}, ${decodedBytes(block.data)} bytes]`;
     case "resource_link":
-      return `[resource: ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
+      return `[resource link: ${block.uri}${block.name ? ` (${block.name}${block.mimeType ? `, ${block.mimeType}` : ""})` : ""}]`;
     case "resource": {
       const resource = block.resource as { uri: string; text?: string; mimeType?: string };
       return resource.text !== undefined ? resource.text : `[resource: ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ""}]`;
@@ -30,6 +30,8 @@ export function resultText(result: CallToolResult): string {
   return blocks.map(blockText).join("\n");
 }
 
-function approximateBytes(base64: string): number {
-  return Math.floor((base64.length * 3) / 4);
+/** Bytes of base64 data once decoded. */
+export function decodedBytes(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
 }

@@ -1,24 +1,34 @@
 /**
  * OpenAI function tools, both API shapes: Chat Completions (`{ type: "function", function: {...} }`,
  * answered with `role: "tool"` messages) and Responses (`{ type: "function", name, ... }`, answered with
- * `function_call_output` items).
+ * `function_call_output` items that carry text, images and files).
  */
 import type { Tool } from "../client/types.js";
-import { resultText } from "./content.js";
-import { providerToolName } from "./names.js";
-import { normaliseInputSchema, type JsonSchema } from "./schema.js";
-import { runProviderCall, type RunOptions, type ToolHost } from "./tool-runner.js";
+import { compileInputSchema, type JsonSchema } from "./schema.js";
+import { partsText, resultParts, type PartOptions, type ResultPart } from "./media.js";
+import type { NameOptions } from "./names.js";
+import { oncePerList, orderedTools, parseArguments, runProviderCall, toolDescription, type RunOptions, type ToolHost } from "./tool-runner.js";
+
+export interface OpenAIToolsOptions extends NameOptions {
+  /** `"chat"` (default): Chat Completions tools; `"responses"`: Responses API tools. */
+  api?: "chat" | "responses";
+  /**
+   * `false` (default): no strict mode. `true`: strict wherever OpenAI's limits allow, even where the
+   * strict form narrows what the tool accepts. `"auto"`: strict only where the conversion is exact.
+   */
+  strict?: boolean | "auto";
+}
 
 export interface OpenAIChatTool {
   type: "function";
-  function: { name: string; description?: string; parameters: JsonSchema };
+  function: { name: string; description?: string; parameters: JsonSchema; strict?: boolean };
 }
 export interface OpenAIResponsesTool {
   type: "function";
   name: string;
   description?: string;
   parameters: JsonSchema;
-  strict: false;
+  strict: boolean;
 }
 
 /** A tool call as the Chat Completions API returns it. */
@@ -39,20 +49,65 @@ export interface OpenAIToolMessage {
   tool_call_id: string;
   content: string;
 }
+/** Images and files from a turn's tool results, for Chat Completions (whose tool messages take text only). */
+export interface OpenAIUserMessage {
+  role: "user";
+  content: Array<
+    | { type: "text"; text: string }
+    | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+    | { type: "file"; file: { file_data: string; filename: string } }
+  >;
+}
+export type OpenAIOutputPart =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string; detail?: "auto" | "low" | "high" }
+  | { type: "input_file"; file_data: string; filename: string };
 export interface OpenAIFunctionCallOutput {
   type: "function_call_output";
   call_id: string;
-  output: string;
+  /** Text alone when the result is text; otherwise text, image and file parts in order. */
+  output: string | OpenAIOutputPart[];
 }
 
-export function toOpenAITools(tools: readonly Tool[]): OpenAIChatTool[];
-export function toOpenAITools(tools: readonly Tool[], options: { api: "chat" }): OpenAIChatTool[];
-export function toOpenAITools(tools: readonly Tool[], options: { api: "responses" }): OpenAIResponsesTool[];
-export function toOpenAITools(tools: readonly Tool[], options: { api?: "chat" | "responses" } = {}): OpenAIChatTool[] | OpenAIResponsesTool[] {
-  if (options.api === "responses") {
-    return tools.map((tool) => ({ type: "function" as const, name: providerToolName(tool.name), ...describe(tool), parameters: normaliseInputSchema(tool.inputSchema), strict: false as const }));
+export interface OpenAIRunOptions extends RunOptions, Pick<PartOptions, "media"> {
+  /** `detail` of images sent to the model (default: not set, the API's "auto"). */
+  imageDetail?: "auto" | "low" | "high";
+  /**
+   * Chat Completions only: `"describe"` (default) says in the tool message what images and files there
+   * were; `"user-message"` also sends them in one user message after the turn's tool messages
+   * (`runOpenAIToolCalls` adds it).
+   */
+  chatMedia?: "describe" | "user-message";
+}
+
+export function toOpenAITools(tools: readonly Tool[], options?: OpenAIToolsOptions & { api?: "chat" }): OpenAIChatTool[];
+export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOptions & { api: "responses" }): OpenAIResponsesTool[];
+export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOptions = {}): OpenAIChatTool[] | OpenAIResponsesTool[] {
+  const api = options.api ?? "chat";
+  const strict = options.strict ?? false;
+  const key = `openai:${api}:${String(strict)}:${options.prefix ?? ""}`;
+  const converted = oncePerList(tools, key, () =>
+    orderedTools(tools, "openai", options).map(({ tool, name }) => {
+      const { parameters, strict: isStrict } = openAIParameters(tool, strict);
+      const description = toolDescription(tool);
+      if (api === "responses") return { type: "function" as const, name, ...(description === undefined ? {} : { description }), parameters, strict: isStrict };
+      return { type: "function" as const, function: { name, ...(description === undefined ? {} : { description }), parameters, ...(isStrict ? { strict: true } : {}) } };
+    }),
+  );
+  // A new array each time (callers may add their own tools); the tool objects are shared.
+  return converted.slice() as OpenAIChatTool[] | OpenAIResponsesTool[];
+}
+
+/**
+ * The parameters for one tool and whether they are strict. A strict schema over OpenAI's size limits
+ * would fail the whole request, so it is sent non-strict even under `strict: true`.
+ */
+function openAIParameters(tool: Tool, strict: boolean | "auto"): { parameters: JsonSchema; strict: boolean } {
+  if (strict !== false) {
+    const compiled = compileInputSchema(tool.inputSchema, "openai-strict");
+    if (compiled.withinLimits && (strict === true || compiled.losses.length === 0)) return { parameters: compiled.schema!, strict: true };
   }
-  return tools.map((tool) => ({ type: "function" as const, function: { name: providerToolName(tool.name), ...describe(tool), parameters: normaliseInputSchema(tool.inputSchema) } }));
+  return { parameters: compileInputSchema(tool.inputSchema, "openai").schema!, strict: false };
 }
 
 /**
@@ -60,38 +115,73 @@ export function toOpenAITools(tools: readonly Tool[], options: { api?: "chat" | 
  * (unknown tool, arguments that are not JSON, a server that is down) come back as the tool's answer
  * ("Error: ..."), so the agent loop continues and the model can react.
  */
-export function runOpenAIToolCall(host: ToolHost, call: OpenAIChatToolCall, options?: RunOptions): Promise<OpenAIToolMessage>;
-export function runOpenAIToolCall(host: ToolHost, call: OpenAIResponsesFunctionCall, options?: RunOptions): Promise<OpenAIFunctionCallOutput>;
+export function runOpenAIToolCall(host: ToolHost, call: OpenAIChatToolCall, options?: OpenAIRunOptions): Promise<OpenAIToolMessage>;
+export function runOpenAIToolCall(host: ToolHost, call: OpenAIResponsesFunctionCall, options?: OpenAIRunOptions): Promise<OpenAIFunctionCallOutput>;
 export async function runOpenAIToolCall(
   host: ToolHost,
   call: OpenAIChatToolCall | OpenAIResponsesFunctionCall,
-  options?: RunOptions,
+  options: OpenAIRunOptions = {},
 ): Promise<OpenAIToolMessage | OpenAIFunctionCallOutput> {
+  const ran = await runOne(host, call, options);
+  if ("function" in call) return { role: "tool", tool_call_id: call.id, content: chatText(ran.parts, options) };
+  return { type: "function_call_output", call_id: call.call_id, output: responsesOutput(ran.parts, options) };
+}
+
+/** Runs every tool call of one model turn at once; the answers keep the calls' order. */
+export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIChatToolCall[], options?: OpenAIRunOptions & { chatMedia?: "describe" }): Promise<OpenAIToolMessage[]>;
+export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIChatToolCall[], options: OpenAIRunOptions & { chatMedia: "user-message" }): Promise<Array<OpenAIToolMessage | OpenAIUserMessage>>;
+export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIResponsesFunctionCall[], options?: OpenAIRunOptions): Promise<OpenAIFunctionCallOutput[]>;
+export async function runOpenAIToolCalls(
+  host: ToolHost,
+  calls: readonly (OpenAIChatToolCall | OpenAIResponsesFunctionCall)[],
+  options: OpenAIRunOptions = {},
+): Promise<Array<OpenAIToolMessage | OpenAIUserMessage | OpenAIFunctionCallOutput>> {
+  const ran = await Promise.all(calls.map((call) => runOne(host, call, options)));
+  const answers: Array<OpenAIToolMessage | OpenAIUserMessage | OpenAIFunctionCallOutput> = ran.map(({ call, parts }) =>
+    "function" in call ? { role: "tool" as const, tool_call_id: call.id, content: chatText(parts, options) } : { type: "function_call_output" as const, call_id: call.call_id, output: responsesOutput(parts, options) },
+  );
+  if (options.chatMedia === "user-message") {
+    const media = ran.flatMap(({ call, parts }) => ("function" in call ? parts.filter(isMedia).map((part) => ({ call, part })) : []));
+    if (media.length > 0) {
+      const from = [...new Set(media.map(({ call }) => `${(call as OpenAIChatToolCall).id} (${(call as OpenAIChatToolCall).function.name})`))].join(", ");
+      answers.push({
+        role: "user",
+        content: [{ type: "text", text: `Images and files returned by the tool calls ${from}, in order:` }, ...media.map(({ part }) => chatMediaPart(part, options))],
+      });
+    }
+  }
+  return answers;
+}
+
+async function runOne(host: ToolHost, call: OpenAIChatToolCall | OpenAIResponsesFunctionCall, options: OpenAIRunOptions): Promise<{ call: OpenAIChatToolCall | OpenAIResponsesFunctionCall; parts: ResultPart[] }> {
   const chat = "function" in call;
   const name = chat ? call.function.name : call.name;
   const parsed = parseArguments(chat ? call.function.arguments : call.arguments);
   const outcome = parsed.ok
-    ? await runProviderCall(host, name, parsed.value, options)
+    ? await runProviderCall(host, name, parsed.value, "openai", options)
     : { result: { isError: true, content: [{ type: "text" as const, text: `Error: the arguments for ${name} are not valid JSON (${parsed.reason})` }] } };
-  const text = resultText(outcome.result);
-  return chat ? { role: "tool", tool_call_id: call.id, content: text } : { type: "function_call_output", call_id: call.call_id, output: text };
+  return { call, parts: resultParts(outcome.result, "openai", options) };
 }
 
-/** Runs every tool call of one model turn at once; the answers keep the calls' order. */
-export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIChatToolCall[], options?: RunOptions): Promise<OpenAIToolMessage[]> {
-  return Promise.all(calls.map((call) => runOpenAIToolCall(host, call, options)));
+type MediaPart = Extract<ResultPart, { kind: "image" | "document" }>;
+const isMedia = (part: ResultPart): part is MediaPart => part.kind === "image" || part.kind === "document";
+const dataUrl = (part: MediaPart) => `data:${part.mimeType};base64,${part.data}`;
+
+function chatText(parts: readonly ResultPart[], options: OpenAIRunOptions): string {
+  const where = options.chatMedia === "user-message" ? "sent in the user message after the tool results" : "not sent: Chat Completions tool messages take text only";
+  return partsText(parts, (part, i) => `[${part.kind} ${i}: ${(part as MediaPart).mimeType}; ${where}]`);
 }
 
-function describe(tool: Tool): { description?: string } {
-  const description = tool.description ?? tool.title ?? tool.annotations?.title;
-  return description === undefined ? {} : { description };
+function chatMediaPart(part: MediaPart, options: OpenAIRunOptions): OpenAIUserMessage["content"][number] {
+  if (part.kind === "image") return { type: "image_url", image_url: { url: dataUrl(part), ...(options.imageDetail ? { detail: options.imageDetail } : {}) } };
+  return { type: "file", file: { file_data: dataUrl(part), filename: part.name } };
 }
 
-function parseArguments(text: string | undefined): { ok: true; value: unknown } | { ok: false; reason: string } {
-  if (text === undefined || text.trim() === "") return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, reason: (error as Error).message };
-  }
+function responsesOutput(parts: readonly ResultPart[], options: OpenAIRunOptions): string | OpenAIOutputPart[] {
+  if (!parts.some(isMedia)) return parts.map((part) => (part as { text: string }).text).join("\n");
+  return parts.map((part): OpenAIOutputPart => {
+    if (part.kind === "image") return { type: "input_image", image_url: dataUrl(part), ...(options.imageDetail ? { detail: options.imageDetail } : {}) };
+    if (part.kind === "document") return { type: "input_file", file_data: dataUrl(part), filename: part.name };
+    return { type: "input_text", text: part.text };
+  });
 }

@@ -17,7 +17,7 @@ import { DEFAULT_START_TIMEOUT_MS, normalise, type BoardCallOptions, type FromCo
 import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
-import { runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
+import { applyAfter, applyBefore, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
 import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./namespacing.js";
 import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
 import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
@@ -188,7 +188,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const idempotent: boolean | IdempotenceLookup =
       options.idempotent ??
       (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
-    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options));
+    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options), toolName);
   }
 
   private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
@@ -270,10 +270,14 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     idempotent: boolean | IdempotenceLookup,
     options: RequestOptions,
     call: (client: McpClient) => Promise<T>,
+    toolName?: string,
   ): Promise<T> {
+    const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    runHook(report, this.hooks.before && (() => this.hooks.before!(context)));
+    if (hooks.before && (await applyBefore(hooks.before, context, report)) && toolName) call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
+    const refusal = hooks.approve && toolName ? await refusalOf(hooks.approve, { server: runtime.name, tool: toolName, name, args: context.args as Record<string, unknown>, annotations: (await this.toolFor(runtime, toolName, options))?.annotations }) : undefined;
+    if (refusal !== undefined) return refusedResult(refusal) as T;
     try {
       const result = await route(runtime, (n) => this.runtimes.get(n), call, {
         name,
@@ -285,13 +289,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         onFallback: (from, to, reason, error) => this.emit("fallback", { name, from, to, reason, error }),
       });
       context.server = context.attempts[context.attempts.length - 1];
-      runHook(report, this.hooks.after && (() => this.hooks.after!(context, result)));
-      return result;
+      return hooks.after === undefined ? result : await applyAfter(hooks.after, context, result, report);
     } catch (error) {
       context.server = context.attempts[context.attempts.length - 1];
       runHook(report, this.hooks.error && (() => this.hooks.error!(context, error as Error)));
       throw error;
     }
+  }
+
+  /** The tool as its server described it; an approval needs its annotations, so an unknown one is looked up (bounded by the call's timeout). */
+  private toolFor(runtime: ServerRuntime, toolName: string, options: RequestOptions): Promise<Tool | undefined> {
+    return lookUpTool(toolName, [runtime], options.timeoutMs ?? runtime.entry.requestTimeoutMs);
   }
 
   private runtime(name: string): ServerRuntime {

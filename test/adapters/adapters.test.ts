@@ -143,8 +143,8 @@ describe("Anthropic", () => {
     const result = await runAnthropicToolUse(host, { type: "tool_use", id: "t", name: "snap", input: {} });
     expect(result.content).toEqual([
       { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
-      { type: "text", text: "[image: image/tiff, 3 bytes]" },
-      { type: "text", text: "[resource: file:///a.txt (a.txt)]" },
+      { type: "text", text: "[image: image/tiff, 3 bytes; not sent: Anthropic does not take image/tiff here]" },
+      { type: "text", text: "[resource link: file:///a.txt (a.txt)]" },
     ]);
   });
 });
