@@ -7,6 +7,7 @@ import { ErrorCode } from "../../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import { isObject } from "../../util/guards.js";
+import { sleep } from "../../util/timers.js";
 import type { PendingRequest } from "../request-table.js";
 import type { RequestOptions } from "../request-options.js";
 import { asResourceNotFound, notInEra } from "./era-errors.js";
@@ -121,7 +122,7 @@ const SERVER_STREAM_OPEN_WAIT_MS = 1000;
 
 /** Resolves when `promise` settles or `ms` pass, whichever is first; leaves no timer behind. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  const settled = new AbortController();
+  await Promise.race([promise, sleep(ms, settled.signal)]);
+  settled.abort();
 }
