@@ -68,7 +68,6 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   state: ConnectionState = "idle";
   negotiated: Negotiated | undefined;
 
-  private readonly options: ConnectionOptions;
   private readonly table: RequestTable;
   private readonly outbound: Outbound;
   private readonly inbound: Inbound;
@@ -87,7 +86,6 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     super();
     this.transport = transport;
-    this.options = options;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const handleServerRequest = options.handleServerRequest ?? methodNotFound;
     const emit = this.emit.bind(this) as Wire["emit"];
