@@ -62,7 +62,7 @@ export class Outbound {
     if (resends.size === 0) return;
     this.resends = new Map();
     for (const [id, { message, send }] of resends) {
-      if (this.table.has(id)) this.transmit(id, message, send); // else settled meanwhile (timeout, abort)
+      if (this.table.has(id)) this.transmit(this.host.transport, id, message, send); // else settled meanwhile (timeout, abort)
     }
   }
 
@@ -75,11 +75,11 @@ export class Outbound {
     const promise = this.table.add(id, method, options, this.requestTimeoutMs, exchange);
     if (!this.table.has(id)) return promise; // already aborted: nothing to send
     const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    this.transmit(id, message, exchange ? { ...send, signal: exchange.signal } : send, transport);
+    this.transmit(transport, id, message, exchange ? { ...send, signal: exchange.signal } : send);
     return promise;
   }
 
-  private transmit(id: JsonRpcId, message: JsonRpcRequest, send: SendOptions | undefined, transport = this.host.transport): void {
+  private transmit(transport: Transport, id: JsonRpcId, message: JsonRpcRequest, send: SendOptions | undefined): void {
     const sent = transport.send(message, send);
     if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
   }
