@@ -18,13 +18,12 @@ export {
   type LoadSkillOptions,
 } from "./client/skills.js";
 
-export { Connection, type ConnectionOptions, DEFAULT_REQUEST_TIMEOUT_MS } from "./connection/connection.js";
+export { DEFAULT_REQUEST_TIMEOUT_MS } from "./connection/connection.js";
 export type { ConnectionState } from "./connection/machine.js";
 export type { ConnectionEvents, LogParams, ProgressParams, NotificationEvent } from "./connection/events.js";
 export type { RequestOptions, ProgressInfo } from "./connection/request-options.js";
 export type { PriorVerdict, ProtocolMode, Era } from "./connection/eras/dialect.js";
-export { LEGACY_PROTOCOL_VERSIONS } from "./connection/eras/legacy.js";
-export { MODERN_PROTOCOL_VERSIONS } from "./connection/eras/modern-wire.js";
+export { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./connection/eras/versions.js";
 export { Subscription, type ListenFilter, type ListenOptions, type ListenEnd } from "./connection/eras/listen.js";
 export { UnsupportedProtocolVersionError, InputRequiredRoundsError, ResourceNotFoundError } from "./connection/eras/era-errors.js";
 

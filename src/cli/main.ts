@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { McpError } from "../jsonrpc/errors.js";
 import { Switchboard } from "../switchboard/switchboard.js";
+import { VERSION } from "../util/version.js";
 import { benchCommand, callCommand, toolsCommand, type Output } from "./commands.js";
 import { downServers, openBoard } from "./open-board.js";
 
@@ -140,8 +141,6 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   if (!Number.isInteger(number) || number <= 0) throw new McpError(`${flag} takes a whole number above 0, got "${value}"`);
   return number;
 }
-
-const VERSION = "0.1.0";
 
 function isEntryPoint(): boolean {
   try {

@@ -8,6 +8,7 @@ import type { ListenFilter, ListenOptions, Subscription } from "../connection/er
 import type { ConnectionEvents } from "../connection/events.js";
 import type { ConnectionState } from "../connection/machine.js";
 import type { RequestOptions } from "../connection/request-options.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
@@ -78,12 +79,15 @@ export class McpClient {
   private outputSchemas: Map<string, object | undefined> | undefined;
   /** The client's own listeners on the connection, which `off(event)` without a listener must keep. */
   private readonly internal = new Set<(...args: never[]) => void>();
+  /**
+   * @internal The connection underneath (state machine, request table, transport). Not part of the
+   * API: tests and the Switchboard's diagnostics reach into it.
+   */
+  readonly connection: Connection;
 
-  constructor(
-    /** The connection underneath: its state machine, request table and transport. */
-    readonly connection: Connection,
-    settings: McpClientSettings = {},
-  ) {
+  /** @internal Use `connect()` or `createClient()`. */
+  constructor(connection: Connection, settings: McpClientSettings = {}) {
+    this.connection = connection;
     this.rootsList = settings.roots;
     this.enforceCapabilities = settings.enforceCapabilities ?? true;
     this.cacheEnabled = settings.cache ?? true;
@@ -124,7 +128,7 @@ export class McpClient {
   }
   /** `"legacy"` (2025 session era) or `"modern"` (2026-07-28 stateless era), once negotiated. */
   get era(): "legacy" | "modern" | undefined {
-    return this.connection.dialectEra;
+    return this.connection.era;
   }
 
   // ---- generic --------------------------------------------------------------------------------------
@@ -239,6 +243,14 @@ export class McpClient {
   }
 
   // ---- events & lifecycle ------------------------------------------------------------------------------
+  /**
+   * Connects a client made by `createClient()` and negotiates; resolves once ready (`connect()` does
+   * both). Rejects with the reason it could not get there; the client is then `failed`.
+   */
+  start(): Promise<void> {
+    return this.connection.start();
+  }
+
   /** Events of the connection (see `ConnectionEvents`). */
   on<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
     this.connection.on(event, listener as never);
@@ -316,11 +328,11 @@ export class McpClient {
       if (Array.isArray(list)) for (const item of list) items.push(item as T);
       const next = result.nextCursor;
       if (typeof next !== "string" || next === "") return items;
-      if (seen.has(next)) throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, -32603);
+      if (seen.has(next)) throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, ErrorCode.InternalError);
       seen.add(next);
       cursor = next;
     }
-    throw new ProtocolError(`${method}: more than ${MAX_PAGES} pages; stopping`, -32603);
+    throw new ProtocolError(`${method}: more than ${MAX_PAGES} pages; stopping`, ErrorCode.InternalError);
   }
 }
 

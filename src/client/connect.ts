@@ -11,7 +11,7 @@ import { buildServerRequestHandler, declaredCapabilities } from "./server-reques
 export async function connect(target: Target, options: ClientOptions = {}): Promise<McpClient> {
   const client = createClient(target, options);
   try {
-    await client.connection.start();
+    await client.start();
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
@@ -19,7 +19,7 @@ export async function connect(target: Target, options: ClientOptions = {}): Prom
   return client;
 }
 
-/** Builds the client without connecting (`client.connection.start()` connects). Supervisors use this. */
+/** Builds the client without connecting (`client.start()` connects). Supervisors use this. */
 export function createClient(target: Target, options: ClientOptions = {}): McpClient {
   const transport = createTransport(target);
   let client: McpClient | undefined;

@@ -4,6 +4,7 @@
  * so the server sees the value the form showed. URL mode has no schema and passes through untouched.
  */
 import type { Result } from "../connection/eras/dialect.js";
+import { isObject } from "../util/guards.js";
 
 /** The handler's answer with every omitted field that has a schema default filled in (accept only). */
 export function withElicitationDefaults(params: Record<string, unknown>, answer: Result): Result {
@@ -11,7 +12,7 @@ export function withElicitationDefaults(params: Record<string, unknown>, answer:
   const properties = (params.requestedSchema as { properties?: unknown } | undefined)?.properties;
   if (typeof properties !== "object" || properties === null) return answer;
   const given = answer.content;
-  const content: Record<string, unknown> = typeof given === "object" && given !== null && !Array.isArray(given) ? { ...given } : {};
+  const content: Record<string, unknown> = isObject(given) ? { ...given } : {};
   let filled = false;
   for (const [field, schema] of Object.entries(properties as Record<string, unknown>)) {
     if (content[field] !== undefined || typeof schema !== "object" || schema === null || !("default" in schema)) continue;

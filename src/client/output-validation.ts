@@ -9,6 +9,7 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError } from "../jsonrpc/errors.js";
 import type { CallToolResult } from "./types.js";
 
@@ -17,7 +18,7 @@ export class StructuredContentError extends ProtocolError {
   readonly tool: string;
   readonly result: CallToolResult;
   constructor(message: string, tool: string, result: CallToolResult, errors: unknown) {
-    super(message, -32602, { tool, errors });
+    super(message, ErrorCode.InvalidParams, { tool, errors });
     this.tool = tool;
     this.result = result;
   }
@@ -56,7 +57,7 @@ export class OutputValidator {
     try {
       validate = compiler.compile(schema);
     } catch (error) {
-      throw new ProtocolError(`Tool ${tool} has an outputSchema that cannot be compiled: ${(error as Error).message}`, -32602, { tool }, { cause: error });
+      throw new ProtocolError(`Tool ${tool} has an outputSchema that cannot be compiled: ${(error as Error).message}`, ErrorCode.InvalidParams, { tool }, { cause: error });
     }
     // ajv keeps every compiled schema (and registers its $id) for good; the validator needs neither. Without
     // this, each refreshed tool list would grow ajv's cache, and a schema with an $id would fail to compile

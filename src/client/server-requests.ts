@@ -3,8 +3,8 @@
  * server-to-client request, and derives the capabilities the client declares: exactly those it has a
  * handler for. The same function serves the 2026 era, where these requests arrive inside results.
  */
-import { ProtocolError } from "../jsonrpc/errors.js";
 import type { Params, Result, ServerRequestHandler } from "../connection/eras/dialect.js";
+import { methodNotFound } from "../connection/inbound.js";
 import { withElicitationDefaults } from "./elicitation-defaults.js";
 import type { ClientOptions } from "./options.js";
 import type { Root } from "./types.js";
@@ -36,7 +36,7 @@ export function buildServerRequestHandler(options: ClientOptions, roots: RootsSo
         break;
       }
     }
-    throw new ProtocolError(`Method not found: this client has no handler for ${method}`, -32601);
+    return methodNotFound(method, params, signal);
   };
 }
 

@@ -1,35 +1,25 @@
 /**
- * One MCP connection: the XState lifecycle actor plus the hot path around it.
+ * One MCP connection: the XState lifecycle actor and the plain objects that do the work around it.
  *
- * The actor decides *when* (connecting, negotiating, ready, closing); this class does *what*: it sends
- * requests through the RequestTable and the transport directly while the actor is `ready`, routes
- * inbound messages, answers server requests, and mirrors the actor's state in a plain field so the hot
- * path pays one string comparison for the readiness check.
+ * The actor decides *when* (connecting, negotiating, ready, closing); the rest does *what*. Requests
+ * leave through `Outbound` (outbound.ts) directly while the actor is `ready`, and wait in a `ReadyGate`
+ * (ready-gate.ts) before; what the server sends goes through `Inbound` (inbound.ts); the negotiated
+ * era's dialect (eras/) shapes both through a private `Wire`. The actor's state is mirrored in a plain
+ * field, so the hot path pays one string comparison for the readiness check.
+ *
+ * Internal: users get an `McpClient` (src/client/) from `connect()`.
  */
 import { EventEmitter } from "eventemitter3";
 import { createActor, type Actor } from "xstate";
-import {
-  ConnectionClosedError,
-  McpError,
-  OverloadError,
-  ProtocolError,
-  RequestCancelledError,
-  SessionExpiredError,
-  TransportError,
-} from "../jsonrpc/errors.js";
-import { IdAllocator } from "../jsonrpc/ids.js";
-import type {
-  JsonRpcId,
-  JsonRpcMessage,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-} from "../jsonrpc/messages.js";
-import { SENT, type SendOptions, type Transport, type TransportSink } from "../transports/transport.js";
+import { ConnectionClosedError, McpError, RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
+import type { Transport, TransportSink } from "../transports/transport.js";
+import { asError } from "../util/guards.js";
+import { VERSION } from "../util/version.js";
 import type {
   Dialect,
+  EraRules,
+  Era,
   Implementation,
-  ListKind,
   Negotiated,
   NegotiationSettings,
   Params,
@@ -39,15 +29,15 @@ import type {
   ServerRequestHandler,
   Wire,
 } from "./eras/dialect.js";
-import { notificationCancelled } from "./eras/dialect.js";
-import { notInEra } from "./eras/legacy.js";
-import { negotiate } from "./eras/negotiate.js";
 import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js";
-import type { ConnectionEvents, LogParams, ProgressParams } from "./events.js";
+import { negotiate, rulesWhileNegotiating } from "./eras/negotiate.js";
+import type { ConnectionEvents } from "./events.js";
+import { Inbound, methodNotFound } from "./inbound.js";
 import { connectionMachine, type ConnectionState } from "./machine.js";
+import { Outbound } from "./outbound.js";
+import { ReadyGate } from "./ready-gate.js";
 import type { RequestOptions } from "./request-options.js";
 import { RequestTable, type PendingRequest } from "./request-table.js";
-import { asError } from "../util/guards.js";
 
 export interface ConnectionOptions {
   clientInfo?: Implementation;
@@ -68,54 +58,76 @@ export interface ConnectionOptions {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-const CHANGE_EVENTS = { tools: "toolsChanged", resources: "resourcesChanged", prompts: "promptsChanged" } as const;
-const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-switchboard", version: "0.1.0" };
+const DEFAULT_MAX_QUEUED_REQUESTS = 10_000;
+const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-switchboard", version: VERSION };
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
-export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
+export class Connection extends EventEmitter<ConnectionEvents> {
   /** Replaced only during negotiation, by the HTTP+SSE fallback. */
   transport: Transport;
-  readonly table: RequestTable;
-  readonly clientInfo: Implementation;
-  readonly clientCapabilities: Record<string, unknown>;
-  readonly requestTimeoutMs: number;
-  readonly handleServerRequest: ServerRequestHandler;
   /** Mirrors the actor's state, so the hot path never asks the actor. */
   state: ConnectionState = "idle";
   negotiated: Negotiated | undefined;
 
+  private readonly table: RequestTable;
+  private readonly outbound: Outbound;
+  private readonly inbound: Inbound;
+  private readonly readiness: ReadyGate;
+  /** What dialects and negotiation may use of this connection. */
+  private readonly wire: Wire;
   private readonly actor: Actor<typeof connectionMachine>;
-  private readonly ids = new IdAllocator();
-  private readonly options: ConnectionOptions;
   private dialect: Dialect | undefined;
-  private waiters: Waiter[] = [];
-  private readonly inbound = new Map<JsonRpcId, AbortController>();
-  /** Requests the server refused because it forgot the session: sent again once the new session is ready. */
-  private resendOnNewSession = new Map<JsonRpcId, { message: JsonRpcRequest; send: SendOptions | undefined }>();
+  /** The rules for server traffic until a dialect is negotiated. */
+  private readonly negotiating: EraRules;
   private transportGone = false;
   private transportClosing: Promise<void> | undefined;
-  private settled: Promise<void>;
+  private readonly settled: Promise<void>;
   private startError: Error | undefined;
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     super();
     this.transport = transport;
-    this.options = options;
-    this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
-    this.clientCapabilities = options.capabilities ?? {};
-    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.handleServerRequest = options.handleServerRequest ?? methodNotFound;
+    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const handleServerRequest = options.handleServerRequest ?? methodNotFound;
+    const emit = this.emit.bind(this) as Wire["emit"];
+    const connection = this;
     this.table = new RequestTable({ cancelled: (entry, reason) => this.cancelSent(entry, reason) });
+    this.readiness = new ReadyGate({ waitingFor: "the connection to become ready", limit: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS });
+    this.outbound = new Outbound(this.table, requestTimeoutMs, {
+      get transport() {
+        return connection.transport;
+      },
+      sessionExpired: (error) => {
+        if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
+      },
+    });
+    this.inbound = new Inbound(this.table, handleServerRequest, {
+      rules: () => this.dialect ?? this.negotiating,
+      emit,
+      send: (message) => this.transport.send(message),
+    });
+    const outbound = this.outbound;
+    this.wire = {
+      get transport() {
+        return connection.transport;
+      },
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      clientCapabilities: options.capabilities ?? {},
+      requestTimeoutMs,
+      handleServerRequest,
+      roundTrip: (method, params, requestOptions, send) => outbound.request(method, params, requestOptions, send),
+      roundTripWithId: (method, params, requestOptions, send) => outbound.requestWithId(method, params, requestOptions, send),
+      forget: (id, error) => void this.table.reject(id, error),
+      sendNotification: (method, params, send) => outbound.notify(method, params, send),
+      replaceTransport: (next) => this.replaceTransport(next),
+      emit,
+      cancelServerRequest: (id, reason) => this.inbound.cancel(id, reason),
+    };
+    this.negotiating = rulesWhileNegotiating(this.wire);
     this.actor = createActor(connectionMachine, {
       input: {
-        table: this.table,
         work: {
           openTransport: () => this.transport.start(this.sinkFor(this.transport)),
-          negotiate: () => negotiate({ wire: this, mode: this.options.protocol ?? "auto", prior: this.options.prior, settings: this.options.negotiation }),
+          negotiate: () => negotiate({ wire: this.wire, mode: options.protocol ?? "auto", prior: options.prior, settings: options.negotiation }),
           beginNewSession: (error) => this.beginNewSession(error),
           shutdown: () => this.shutdown(),
         },
@@ -137,23 +149,20 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     await this.whenReady(undefined);
   }
 
-  get dialectEra(): Dialect["era"] | undefined {
+  /** The negotiated era, once ready. */
+  get era(): Era | undefined {
     return this.dialect?.era;
   }
 
   /** A request under the negotiated era's rules. Waits (bounded) while the connection is not ready yet. */
   request(method: string, params?: Params, options?: RequestOptions): Promise<Result> {
-    if (this.state === "ready") {
-      const dialect = this.dialect!;
-      if (!dialect.hasMethod(method)) return Promise.reject(notInEra(method, dialect.era, dialect.protocolVersion));
-      return dialect.request(this, method, params, options);
-    }
+    if (this.state === "ready") return this.dialect!.request(method, params, options);
     return this.requestWhenReady(method, params, options);
   }
 
   async notify(method: string, params?: Params): Promise<void> {
     if (this.state !== "ready") await this.whenReady(undefined);
-    return this.dialect!.notify(this, method, params);
+    return this.dialect!.notify(method, params);
   }
 
   /**
@@ -163,18 +172,18 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
    */
   async listen(filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
     if (this.state !== "ready") await this.whenReady(undefined);
-    return this.dialect!.listen(this, filter, options);
+    return this.dialect!.listen(filter, options);
   }
 
   /** Resource update notifications for `uri`, in either era (resources/subscribe, or a listen). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     if (this.state !== "ready") await this.whenReady(options?.signal);
-    return this.dialect!.subscribeResource(this, uri, options);
+    return this.dialect!.subscribeResource(uri, options);
   }
 
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     if (this.state !== "ready") await this.whenReady(options?.signal);
-    return this.dialect!.unsubscribeResource(this, uri, options);
+    return this.dialect!.unsubscribeResource(uri, options);
   }
 
   /** The era verdict to pass as `prior` to a later connection to the same server, once ready. */
@@ -186,69 +195,23 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
 
   /** Closes the connection. Idempotent; every pending request settles with `ConnectionClosedError`. */
   async close(): Promise<void> {
-    if (this.state === "idle") this.actor.send({ type: "CLOSE" });
-    else if (this.state !== "closed" && this.state !== "failed") this.actor.send({ type: "CLOSE" });
+    if (this.state !== "closed" && this.state !== "failed") this.actor.send({ type: "CLOSE" });
     await this.settled;
     if (this.transportClosing) await this.transportClosing;
   }
 
-  // ---- Wire: what dialects use ------------------------------------------------------------------
-
-  roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result> {
-    return this.exchange(this.ids.allocate(), method, params, options, send);
+  /** For tests and status: pending requests, armed timers, waiting callers, in-flight server requests. */
+  stats(): { pending: number; timerArmed: boolean; waiting: number; inbound: number } {
+    return { pending: this.table.size, timerArmed: this.table.timerArmed, waiting: this.readiness.size, inbound: this.inbound.size };
   }
 
-  roundTripWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> } {
-    const id = this.ids.allocate();
-    return { id, result: this.exchange(id, method, params, options, send) };
-  }
-
-  forget(id: JsonRpcId, error: Error): void {
-    this.table.reject(id, error);
-  }
-
-  async replaceTransport(next: Transport): Promise<void> {
-    const old = this.transport;
-    this.transport = next;
-    // The old transport's close reaches a sink that no longer listens (see sinkFor).
-    await old.close().catch(() => {});
-    await next.start(this.sinkFor(next));
-  }
-
-  private exchange(id: JsonRpcId, method: string, params: Params | undefined, options: RequestOptions | undefined, send: SendOptions | undefined): Promise<Result> {
-    if (options !== undefined && (options.onProgress !== undefined || options.resetTimeoutOnProgress)) {
-      params = withProgressToken(params, id);
-    }
-    const exchange = this.transport.cancelsByAbort?.() ? new AbortController() : undefined;
-    const promise = this.table.add(id, method, options, this.requestTimeoutMs, exchange);
-    if (!this.table.has(id)) return promise; // already aborted: nothing to send
-    const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    const sendOptions = exchange ? { ...send, signal: exchange.signal } : send;
-    const sent = this.transport.send(message, sendOptions);
-    if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, sendOptions));
-    return promise;
-  }
-
-  sendNotification(method: string, params?: Params, send?: SendOptions): Promise<void> {
-    const message: JsonRpcNotification = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    return this.transport.send(message, send);
-  }
-
-  warn(error: Error): void {
-    this.emit("error", error);
-  }
-
-  listChanged(kind: ListKind): void {
-    this.emit(CHANGE_EVENTS[kind]);
-  }
-
-  // ---- inbound ------------------------------------------------------------------------------------
+  // ---- the transport --------------------------------------------------------------------------------
 
   /** The sink for one transport: it goes deaf once that transport is replaced. */
   private sinkFor(transport: Transport): TransportSink {
     return {
       message: (message) => {
-        if (this.transport === transport) this.dispatch(message);
+        if (this.transport === transport) this.inbound.dispatch(message);
       },
       error: (error) => {
         if (this.transport === transport) this.emit("error", error);
@@ -265,124 +228,31 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     };
   }
 
-  private dispatch(message: JsonRpcMessage): void {
-    if ("method" in message) {
-      if ("id" in message) this.onServerRequest(message);
-      else this.onNotification(message);
-      return;
-    }
-    if (!this.table.settle(message as JsonRpcResponse)) this.onUnmatchedResponse(message as JsonRpcResponse);
+  private async replaceTransport(next: Transport): Promise<void> {
+    const old = this.transport;
+    this.transport = next;
+    // The old transport's close reaches a sink that no longer listens (see sinkFor).
+    await old.close().catch(() => {});
+    await next.start(this.sinkFor(next));
   }
 
-  private onUnmatchedResponse(response: JsonRpcResponse): void {
-    if ("error" in response && response.id === null) {
-      this.emit("error", new ProtocolError(`Server reported an error not tied to a request: ${response.error.message}`, response.error.code, response.error.data));
-      return;
-    }
-    this.emit("error", new McpError(`Response for unknown request id ${JSON.stringify(response.id)} (late after a timeout or cancellation, or never sent); ignored`));
-  }
-
-  private onNotification(message: JsonRpcNotification): void {
-    const params = message.params;
-    switch (message.method) {
-      case "notifications/progress": {
-        const progress = params as unknown as ProgressParams;
-        this.table.progress(progress?.progressToken, progress);
-        this.emit("progress", progress);
-        break;
-      }
-      case "notifications/message":
-        this.emit("log", params as unknown as LogParams);
-        break;
-      case "notifications/tools/list_changed":
-        this.emit("toolsChanged");
-        break;
-      case "notifications/resources/list_changed":
-        this.emit("resourcesChanged");
-        break;
-      case "notifications/prompts/list_changed":
-        this.emit("promptsChanged");
-        break;
-      case "notifications/resources/updated":
-        this.emit("resourceUpdated", params as { uri: string });
-        break;
-      case "notifications/cancelled": {
-        const requestId = (params as { requestId?: JsonRpcId } | undefined)?.requestId;
-        if (requestId !== undefined) {
-          this.inbound.get(requestId)?.abort(new RequestCancelledError(`The server cancelled its request ${String(requestId)}`));
-          this.emit("cancelled", params as { requestId: JsonRpcId });
-        }
-        break;
-      }
-    }
-    this.emit("notification", { method: message.method, params });
-    this.dialect?.onNotification?.(message.method, params);
-  }
-
-  private onServerRequest(request: JsonRpcRequest): void {
-    if (this.dialect !== undefined && !this.dialect.acceptsServerRequests) {
-      this.emit("error", new McpError(`Dropped a ${request.method} request from the server: protocol ${this.dialect.protocolVersion} has no server-to-client requests`));
-      return;
-    }
-    if (request.method === "ping") {
-      this.respond(request.id, {});
-      return;
-    }
-    const controller = new AbortController();
-    this.inbound.set(request.id, controller);
-    let handled: Promise<Result>;
-    try {
-      handled = this.handleServerRequest(request.method, request.params ?? {}, controller.signal);
-    } catch (error) {
-      handled = Promise.reject(error);
-    }
-    handled.then(
-      (result) => {
-        this.inbound.delete(request.id);
-        if (!controller.signal.aborted) this.respond(request.id, result);
-      },
-      (error: unknown) => {
-        this.inbound.delete(request.id);
-        if (controller.signal.aborted) return; // the spec: no response to a cancelled request
-        const code = error instanceof ProtocolError ? error.code : -32603;
-        const text = error instanceof Error ? error.message : String(error);
-        if (!(error instanceof ProtocolError)) this.emit("error", new McpError(`Handler for ${request.method} failed: ${text}`, { cause: error }));
-        this.respondError(request.id, code, text, error instanceof ProtocolError ? error.data : undefined);
-      },
-    );
-  }
-
-  private respond(id: JsonRpcId, result: Result): void {
-    this.transport.send({ jsonrpc: "2.0", id, result }).catch((error) => this.emit("error", asError(error)));
-  }
-
-  private respondError(id: JsonRpcId, code: number, message: string, data?: unknown): void {
-    const error = data === undefined ? { code, message } : { code, message, data };
-    this.transport.send({ jsonrpc: "2.0", id, error }).catch((e) => this.emit("error", asError(e)));
+  private closeTransport(): Promise<void> {
+    this.transportClosing ??= this.transport.close().catch((error) => {
+      this.emit("error", asError(error));
+    });
+    return this.transportClosing;
   }
 
   // ---- failure paths --------------------------------------------------------------------------------
 
-  private sendFailed(id: JsonRpcId, error: unknown, message?: JsonRpcRequest, send?: SendOptions): void {
-    // The server forgot the session and refused this request: it never ran, so it goes again, unchanged,
-    // on the new session instead of failing.
-    if (error instanceof SessionExpiredError && message !== undefined && this.table.has(id) && message.method !== "initialize") {
-      this.resendOnNewSession.set(id, { message, send });
-      if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
-      return;
-    }
-    const failure = error instanceof McpError ? error : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
-    this.table.reject(id, failure);
-  }
-
+  /** A sent request timed out or its caller aborted it: tell the server, the era's way. */
   private cancelSent(entry: PendingRequest, reason: string): void {
     if (entry.exchange !== undefined) {
       entry.exchange.abort(reason);
       return;
     }
     if (this.transportGone) return;
-    if (this.dialect) this.dialect.cancel(this, entry, reason);
-    else if (entry.method !== "initialize") notificationCancelled(this, entry.id, reason);
+    (this.dialect ?? this.negotiating).cancel(entry, reason);
   }
 
   private transportClosed(error: McpError | undefined): void {
@@ -399,14 +269,14 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
           });
     // Settle everything now: pending callers must not wait for the machine to notice.
     this.table.rejectAll(failure);
-    this.abortInbound(failure);
+    this.inbound.abortAll(failure);
     this.actor.send({ type: "TRANSPORT_CLOSED", error: failure });
   }
 
   private beginNewSession(error: McpError): void {
     this.dialect = undefined;
     this.table.rejectAllExcept(
-      (entry) => this.resendOnNewSession.has(entry.id),
+      (entry) => this.outbound.awaitsResend(entry.id),
       (entry) =>
         new TransportError(`The server ended the session while ${entry.method} (id ${String(entry.id)}) was pending; it may or may not have run`, {
           cause: error,
@@ -419,33 +289,10 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   private async shutdown(): Promise<void> {
     const error = new ConnectionClosedError("The connection was closed by the client", { delivered: true });
     this.table.rejectAll(error);
-    this.abortInbound(error);
-    this.rejectWaiters(error);
+    this.inbound.abortAll(error);
+    this.readiness.rejectAll(error);
     this.dialect?.dispose?.("closed");
     await this.closeTransport();
-  }
-
-  private flushResends(): void {
-    const resends = this.resendOnNewSession;
-    if (resends.size === 0) return;
-    this.resendOnNewSession = new Map();
-    for (const [id, { message, send }] of resends) {
-      if (!this.table.has(id)) continue; // settled meanwhile (timeout, abort)
-      const sent = this.transport.send(message, send);
-      if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
-    }
-  }
-
-  private closeTransport(): Promise<void> {
-    this.transportClosing ??= this.transport.close().catch((error) => {
-      this.emit("error", asError(error));
-    });
-    return this.transportClosing;
-  }
-
-  private abortInbound(reason: Error): void {
-    for (const controller of this.inbound.values()) controller.abort(reason);
-    this.inbound.clear();
   }
 
   // ---- lifecycle mirror -------------------------------------------------------------------------------
@@ -456,10 +303,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     if (state === "ready") {
       this.negotiated = negotiated;
       this.dialect = negotiated!.dialect;
-      const waiters = this.waiters;
-      this.waiters = [];
-      for (const waiter of waiters) waiter.resolve();
-      this.flushResends();
+      this.readiness.open();
+      this.outbound.resend();
       this.dialect.onReady?.();
     }
     this.emit("state", state);
@@ -467,15 +312,15 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       const failure = error ?? new ConnectionClosedError("The connection failed");
       this.startError = failure;
       this.table.rejectAll(failure instanceof McpError ? failure : new ConnectionClosedError(failure.message, { cause: failure }));
-      this.rejectWaiters(failure);
-      this.abortInbound(failure);
+      this.readiness.rejectAll(failure);
+      this.inbound.abortAll(failure);
       this.dialect?.dispose?.("failed");
       void this.closeTransport();
       this.emit("close", failure);
       this.removeAllListeners();
     } else if (state === "closed") {
       this.startError = new ConnectionClosedError("The connection is closed", { delivered: false });
-      this.rejectWaiters(this.startError);
+      this.readiness.rejectAll(this.startError);
       this.emit("close");
       this.removeAllListeners();
     }
@@ -484,29 +329,7 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   private whenReady(signal: AbortSignal | undefined): Promise<void> {
     if (this.state === "ready") return Promise.resolve();
     if (this.startError) return Promise.reject(this.startError);
-    const limit = this.options.maxQueuedRequests ?? 10_000;
-    if (this.waiters.length >= limit) {
-      return Promise.reject(new OverloadError(`${limit} requests are already waiting for the connection to become ready`));
-    }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      if (signal) {
-        const onAbort = () => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          reject(new RequestCancelledError("Cancelled while waiting for the connection to become ready", { delivered: false }));
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        waiter.resolve = () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        };
-        waiter.reject = (error) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        };
-      }
-      this.waiters.push(waiter);
-    });
+    return this.readiness.wait({ signal });
   }
 
   private async requestWhenReady(method: string, params: Params | undefined, options: RequestOptions | undefined): Promise<Result> {
@@ -517,23 +340,4 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
     await this.whenReady(options?.signal);
     return this.request(method, params, options);
   }
-
-  private rejectWaiters(error: Error): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter.reject(error);
-  }
-
-  /** For tests and status: pending requests, armed timers, waiting callers, in-flight server requests. */
-  stats(): { pending: number; timerArmed: boolean; waiting: number; inbound: number } {
-    return { pending: this.table.size, timerArmed: this.table.timerArmed, waiting: this.waiters.length, inbound: this.inbound.size };
-  }
 }
-
-function withProgressToken(params: Params | undefined, token: JsonRpcId): Params {
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  return { ...params, _meta: meta ? { ...meta, progressToken: token } : { progressToken: token } };
-}
-
-const methodNotFound: ServerRequestHandler = (method) =>
-  Promise.reject(new ProtocolError(`Method not found: this client has no handler for ${method}`, -32601));

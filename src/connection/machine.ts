@@ -11,9 +11,9 @@
  * raw pipe ~11 us). The machine does the waiting through invoked promises supplied by the connection.
  */
 import { assign, fromPromise, setup } from "xstate";
+import { asError } from "../util/guards.js";
 import type { McpError } from "../jsonrpc/errors.js";
 import type { Negotiated } from "./eras/dialect.js";
-import type { RequestTable } from "./request-table.js";
 
 /** What the machine asks of its connection: the work behind each state. */
 export interface ConnectionMachineWork {
@@ -26,16 +26,14 @@ export interface ConnectionMachineWork {
 
 export interface ConnectionMachineInput {
   work: ConnectionMachineWork;
-  table: RequestTable;
 }
 
 export interface ConnectionContext {
   work: ConnectionMachineWork;
-  table: RequestTable;
+  /** The server facts of the last negotiation; the connection reads them on entering `ready`. */
   negotiated: Negotiated | undefined;
+  /** Why the connection failed; the connection reads it on entering `failed`. */
   error: Error | undefined;
-  /** How many times the session was re-established after expiry. */
-  sessions: number;
 }
 
 export type ConnectionEvent =
@@ -61,7 +59,7 @@ export const connectionMachine = setup({
 }).createMachine({
   id: "connection",
   initial: "idle",
-  context: ({ input }) => ({ work: input.work, table: input.table, negotiated: undefined, error: undefined, sessions: 0 }),
+  context: ({ input }) => ({ work: input.work, negotiated: undefined, error: undefined }),
   output: ({ context }) => ({ error: context.error }),
   on: {
     CLOSE: ".closing",
@@ -75,7 +73,7 @@ export const connectionMachine = setup({
         src: "openTransport",
         input: ({ context }) => context.work,
         onDone: "initializing",
-        onError: { target: "failed", actions: assign({ error: ({ event }) => toError(event.error) }) },
+        onError: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
       },
       on: {
         TRANSPORT_CLOSED: { target: "failed", actions: assign({ error: ({ event }) => event.error ?? closedUnexpectedly() }) },
@@ -86,7 +84,7 @@ export const connectionMachine = setup({
         src: "negotiate",
         input: ({ context }) => context.work,
         onDone: { target: "ready", actions: assign({ negotiated: ({ event }) => event.output }) },
-        onError: { target: "failed", actions: assign({ error: ({ event }) => toError(event.error) }) },
+        onError: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
       },
       on: {
         TRANSPORT_CLOSED: { target: "failed", actions: assign({ error: ({ event }) => event.error ?? closedUnexpectedly() }) },
@@ -97,10 +95,7 @@ export const connectionMachine = setup({
         TRANSPORT_CLOSED: { target: "failed", actions: assign({ error: ({ event }) => event.error ?? closedUnexpectedly() }) },
         SESSION_EXPIRED: {
           target: "initializing",
-          actions: [
-            ({ context, event }) => context.work.beginNewSession(event.error),
-            assign({ sessions: ({ context }) => context.sessions + 1 }),
-          ],
+          actions: ({ context, event }) => context.work.beginNewSession(event.error),
         },
       },
     },
@@ -117,10 +112,6 @@ export const connectionMachine = setup({
     failed: { type: "final" },
   },
 });
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 
 function closedUnexpectedly(): Error {
   return new Error("The transport closed unexpectedly");

@@ -61,14 +61,6 @@ export class RequestTable {
     return this.pending.has(id);
   }
 
-  get(id: JsonRpcId): PendingRequest | undefined {
-    return this.pending.get(id);
-  }
-
-  ids(): IterableIterator<JsonRpcId> {
-    return this.pending.keys();
-  }
-
   /**
    * Registers a request about to be sent. The returned promise settles exactly once. A signal that is
    * already aborted rejects at once and registers nothing.

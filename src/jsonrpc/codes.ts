@@ -5,6 +5,11 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /**
+   * The first of JSON-RPC's implementation-defined server errors (-32000 down to -32099): what 2025
+   * servers answer for "not initialized", "no session" and generic failures.
+   */
+  ServerError: -32000,
   /** 2025 era: resource not found (2026 uses InvalidParams). */
   ResourceNotFound: -32002,
   /** 2026-07-28: HTTP headers disagree with the body. */

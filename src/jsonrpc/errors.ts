@@ -5,6 +5,7 @@
  * - `delivered`: `false` only where the request provably never reached the server; `true` where it may
  *   have run there (so re-sending it is safe only for idempotent work).
  */
+import { ErrorCode } from "./codes.js";
 import type { JsonRpcErrorObject } from "./messages.js";
 
 export interface McpErrorOptions {
@@ -111,7 +112,7 @@ export class ProtocolError extends McpError {
  */
 export class MethodNotSupportedError extends ProtocolError {
   constructor(message: string, data?: unknown) {
-    super(message, -32601, data);
+    super(message, ErrorCode.MethodNotFound, data);
   }
 }
 

@@ -73,8 +73,7 @@ import {
 } from "./config-validate.js";
 import { serverNameProblem, type ToolFilter } from "./namespacing.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
-import { LEGACY_PROTOCOL_VERSIONS } from "../connection/eras/legacy.js";
-import { MODERN_PROTOCOL_VERSIONS } from "../connection/eras/modern-wire.js";
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
 import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
 
 export { CONFIG_DEFAULTS } from "./config-fields.js";
@@ -310,18 +309,13 @@ function protocolFields(fields: Record<string, unknown>, context: CheckContext):
   const out: { protocol?: string; autoListen?: boolean } = {};
   const protocol = fields.protocol as string | undefined;
   if (protocol !== undefined) {
-    const versions = supportedProtocolVersions();
-    if (protocol !== "auto" && protocol !== "legacy" && !versions.includes(protocol)) {
+    if (protocol !== "auto" && protocol !== "legacy" && !speaks(protocol)) {
       // No "did you mean": dates a digit apart are different versions, and the list is short.
+      const versions = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
       fail(context, ["protocol"], `expected "auto", "legacy" or a protocol version this client speaks (${versions.join(", ")}), found ${JSON.stringify(protocol)}`);
     }
     out.protocol = protocol;
   }
   if (fields.autoListen !== undefined) out.autoListen = fields.autoListen as boolean;
   return out;
-}
-
-/** The versions this client speaks, newest first; read on each check (tests add versions for a while). */
-function supportedProtocolVersions(): string[] {
-  return [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
 }

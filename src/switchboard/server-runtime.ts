@@ -6,7 +6,8 @@
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
 import type { ClientOptions } from "../client/options.js";
-import { McpError, RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
+import { ReadyGate } from "../connection/ready-gate.js";
+import { McpError, TransportError } from "../jsonrpc/errors.js";
 import type { ChildWork } from "../supervisor/child-machine.js";
 import { CircuitBreaker, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import { ConcurrencyLimiter } from "../supervisor/limiter.js";
@@ -32,11 +33,6 @@ export interface RuntimeHooks {
   circuit(server: string, change: CircuitStateChange): void;
 }
 
-interface UpWaiter {
-  resolve: (client: McpClient) => void;
-  reject: (error: Error) => void;
-}
-
 export class ServerRuntime {
   readonly name: string;
   readonly entry: RunnableEntry;
@@ -52,13 +48,15 @@ export class ServerRuntime {
   /** Bumped by every stop, so a start that a stop overtook does not leave a client running. */
   private epoch = 0;
   private readonly closing = new Set<Promise<void>>();
-  private readonly waiters = new Set<UpWaiter>();
+  /** Calls waiting for the server to come (back) up. */
+  private readonly waiters: ReadyGate<McpClient>;
   private readonly baseOptions: ClientOptions;
 
   constructor(entry: RunnableEntry, defaults: ClientOptions, private readonly hooks: RuntimeHooks) {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
+    this.waiters = new ReadyGate({ waitingFor: `server "${entry.name}" to come up`, server: entry.name });
     this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
@@ -110,7 +108,7 @@ export class ServerRuntime {
     client.on("error", (error) => this.hooks.clientEvent(this.name, "error", error));
     this.client = client;
     try {
-      await client.connection.start();
+      await client.start();
       if (epoch !== this.epoch) throw this.overtaken();
     } catch (error) {
       if (this.client === client) await this.closeClient();
@@ -152,9 +150,7 @@ export class ServerRuntime {
     this.breaker.reset();
     // Its tools may differ from the last process's: list them, in the background.
     this.tools.changed();
-    const client = this.client!;
-    for (const waiter of this.waiters) waiter.resolve(client);
-    this.waiters.clear();
+    this.waiters.open(this.client!);
   }
 
   markRestarting(error: Error, restarts: number): void {
@@ -172,16 +168,14 @@ export class ServerRuntime {
       delivered: false,
       server: this.name,
     });
-    for (const waiter of this.waiters) waiter.reject(failure);
-    this.waiters.clear();
+    this.waiters.rejectAll(failure);
     this.limiter.clear(failure);
   }
 
   markStopped(): void {
     this.state = "stopped";
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
-    for (const waiter of this.waiters) waiter.reject(failure);
-    this.waiters.clear();
+    this.waiters.rejectAll(failure);
     this.limiter.clear(failure);
   }
 
@@ -191,30 +185,8 @@ export class ServerRuntime {
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }
-    return new Promise<McpClient>((resolve, reject) => {
-      const cleanup = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.waiters.delete(waiter);
-      };
-      const waiter: UpWaiter = {
-        resolve: (client) => {
-          cleanup();
-          resolve(client);
-        },
-        reject: (error) => {
-          cleanup();
-          reject(error);
-        },
-      };
-      const onAbort = () => waiter.reject(new RequestCancelledError(`Cancelled while waiting for server "${this.name}" to come up`, { delivered: false, server: this.name }));
-      const timer = setTimeout(
-        () => waiter.reject(new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError })),
-        timeoutMs,
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.add(waiter);
-    });
+    const error = () => new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError });
+    return this.waiters.wait({ signal, timeout: { ms: timeoutMs, error } });
   }
 
   unavailable(): McpError {

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, McpError } from "../../src/jsonrpc/errors.js";
 import { CONFIG_DEFAULTS, loadConfig, parseConfig, parseConfigText, targetOf } from "../../src/switchboard/config.js";
 import type { ConfigInput, RemoteServerEntry, StdioServerEntry } from "../../src/switchboard/config-types.js";
-import { LEGACY_PROTOCOL_VERSIONS } from "../../src/connection/eras/legacy.js";
-import { MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/modern-wire.js";
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/versions.js";
 
 let dir: string;
 beforeAll(() => {

@@ -7,8 +7,10 @@
  * configured). It never fails the connection: a refusal is reported as an `error` event.
  */
 import { McpError } from "../../jsonrpc/errors.js";
+import { isObject } from "../../util/guards.js";
 import type { ListKind, Wire } from "./dialect.js";
 import type { ListenFilter, Subscription } from "./listen.js";
+import { announceListChanged } from "./notifications.js";
 
 const KINDS: readonly { kind: ListKind; flag: "toolsListChanged" | "resourcesListChanged" | "promptsListChanged" }[] = [
   { kind: "tools", flag: "toolsListChanged" },
@@ -20,7 +22,8 @@ const KINDS: readonly { kind: ListKind; flag: "toolsListChanged" | "resourcesLis
 export function autoListenFilter(capabilities: Record<string, unknown>): ListenFilter | undefined {
   const filter: ListenFilter = {};
   for (const { kind, flag } of KINDS) {
-    if ((capabilities[kind] as { listChanged?: unknown } | undefined)?.listChanged === true) filter[flag] = true;
+    const capability = capabilities[kind];
+    if (isObject(capability) && capability.listChanged === true) filter[flag] = true;
   }
   return Object.keys(filter).length === 0 ? undefined : filter;
 }
@@ -34,17 +37,17 @@ export function startAutoListen(wire: Wire, filter: ListenFilter, open: (filter:
   open(filter).then(
     (subscription) => {
       subscription.on("relisten", () => {
-        for (const { kind, flag } of KINDS) if (subscription.honoured[flag] === true) wire.listChanged(kind);
+        for (const { kind, flag } of KINDS) if (subscription.honoured[flag] === true) announceListChanged(wire, kind);
       });
       void subscription.closed.then((how) => {
         if (how === "local" || disposed()) return;
-        wire.warn(new McpError(`The automatic subscriptions/listen ended (${how === "graceful" ? "the server ended it" : "lost, and re-listening gave up"}); list change events stop until the next connection`));
+        wire.emit("error", new McpError(`The automatic subscriptions/listen ended (${how === "graceful" ? "the server ended it" : "lost, and re-listening gave up"}); list change events stop until the next connection`));
       });
     },
     (error: unknown) => {
       if (disposed()) return; // closed while the listen was opening
       const reason = error instanceof Error ? error.message : String(error);
-      wire.warn(new McpError(`The automatic subscriptions/listen for ${Object.keys(filter).join(", ")} failed: ${reason}; list change events will not arrive on this connection`, { cause: error }));
+      wire.emit("error", new McpError(`The automatic subscriptions/listen for ${Object.keys(filter).join(", ")} failed: ${reason}; list change events will not arrive on this connection`, { cause: error }));
     },
   );
 }

@@ -1,9 +1,11 @@
 /**
- * The seam between protocol eras. Everything era-specific on the wire lives behind `Dialect` and
- * `Negotiator`, so the client API, the supervisor and the adapters never branch on the era.
+ * The seam between protocol eras. Everything era-specific on the wire lives behind `Dialect` (and
+ * `negotiate`, which picks one), so the client API, the supervisor and the adapters never branch on the
+ * era.
  */
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions, Transport } from "../../transports/transport.js";
+import type { ConnectionEvents } from "../events.js";
 import type { PendingRequest } from "../request-table.js";
 import type { RequestOptions } from "../request-options.js";
 import type { ListenFilter, ListenOptions, Subscription } from "./listen.js";
@@ -22,12 +24,18 @@ export interface Implementation {
   [key: string]: unknown;
 }
 
-/** What a dialect may use of its connection. */
+/**
+ * What a dialect (and negotiation) may use of its connection: a private object the connection hands
+ * them, not methods on the connection itself.
+ */
 export interface Wire {
+  /** The transport under the connection now (negotiation may swap it for the HTTP+SSE fallback). */
   readonly transport: Transport;
   readonly clientInfo: Implementation;
   readonly clientCapabilities: Record<string, unknown>;
   readonly requestTimeoutMs: number;
+  /** The client's handlers for server-to-client requests (the same in both eras). */
+  readonly handleServerRequest: ServerRequestHandler;
   /**
    * One request/response exchange: a fresh id, a RequestTable entry, a send. Usable while the
    * connection negotiates. A progress token is added to `params._meta` when options ask for progress.
@@ -35,22 +43,16 @@ export interface Wire {
   roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result>;
   /** `roundTrip`, also telling the id it used (listen streams are known by their request id). */
   roundTripWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> };
-  /** Swaps the transport under the connection (HTTP: the deprecated HTTP+SSE fallback). */
-  replaceTransport(next: Transport): Promise<void>;
   /** Settles a pending request locally, telling the server nothing (it ended the exchange itself). */
   forget(id: JsonRpcId, error: Error): void;
   /** Sends a notification (fire and forget; a failed send rejects). */
   sendNotification(method: string, params?: Params, send?: SendOptions): Promise<void>;
-  /** The client's handlers for server-to-client requests (the same in both eras). */
-  readonly handleServerRequest: ServerRequestHandler;
-  /** Reports a recoverable problem as an `error` event. */
-  warn(error: Error): void;
-  /**
-   * Emits the event a server's `notifications/<kind>/list_changed` would (`toolsChanged`, ...), for
-   * staleness the dialect learns of itself (a -32020 header mismatch, a listen stream that was down),
-   * so caches above the connection drop that kind.
-   */
-  listChanged(kind: ListKind): void;
+  /** Swaps the transport under the connection (HTTP: the deprecated HTTP+SSE fallback). */
+  replaceTransport(next: Transport): Promise<void>;
+  /** Emits a connection event: what the era makes of a server notification, or an `error` to report. */
+  emit<E extends keyof ConnectionEvents>(event: E, ...args: ConnectionEvents[E]): void;
+  /** The server cancelled its request `id` (2025 era): its handler's signal aborts and no answer goes out. */
+  cancelServerRequest(id: JsonRpcId, reason: Error): void;
 }
 
 export type ListKind = "tools" | "resources" | "prompts";
@@ -71,25 +73,38 @@ export function isUncacheable(result: Result): boolean {
   return (result as { [UNCACHEABLE]?: boolean })[UNCACHEABLE] === true;
 }
 
-export interface Dialect {
+/**
+ * How the connection treats traffic it did not start: server requests, server notifications, and the
+ * cancellation of its own requests. Each dialect has its rules; before the era is decided, negotiation's
+ * rules apply (see negotiate.ts).
+ */
+export interface EraRules {
+  /**
+   * Why a server request is dropped (reported as an `error` event) instead of answered, or undefined:
+   * the 2025 era answers them, the 2026 era has none.
+   */
+  refuseServerRequest(method: string): Error | undefined;
+  /** Tells the server a sent request is no longer wanted (timeout or caller abort). */
+  cancel(entry: PendingRequest, reason: string): void;
+  /**
+   * Turns a server notification into the connection's events (`log`, `toolsChanged`, ...). Progress is
+   * routed by the connection itself, and every notification is also a `notification` event.
+   */
+  onNotification(method: string, params: Params | undefined): void;
+}
+
+/** One protocol era's wire rules, for the life of a negotiated connection. */
+export interface Dialect extends EraRules {
   readonly era: Era;
   readonly protocolVersion: string;
-  /** Inbound JSON-RPC requests are answered in the 2025 era and dropped (reported) in the 2026 era. */
-  readonly acceptsServerRequests: boolean;
-  /** A request under this era's rules (envelope, headers, multi-round trips). */
-  request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result>;
-  notify(wire: Wire, method: string, params?: Params): Promise<void>;
-  /** Whether the era has this client-to-server method at all. */
-  hasMethod(method: string): boolean;
-  /** Tells the server a sent request is no longer wanted (timeout or caller abort). */
-  cancel(wire: Wire, entry: PendingRequest, reason: string): void;
-  /** Sees every notification from the server (after the connection emitted its events). */
-  onNotification?(method: string, params: Params | undefined): void;
+  /** A request under this era's rules (envelope, headers, multi-round trips); a method the era lacks is refused. */
+  request(method: string, params: Params | undefined, options?: RequestOptions): Promise<Result>;
+  notify(method: string, params?: Params): Promise<void>;
   /** Opens a `subscriptions/listen` stream; the 2025 era has none and throws its typed error. */
-  listen(wire: Wire, filter: ListenFilter, options?: ListenOptions): Promise<Subscription>;
+  listen(filter: ListenFilter, options?: ListenOptions): Promise<Subscription>;
   /** resources/subscribe in the 2025 era; a listen with `resourceSubscriptions` in the 2026 era. */
-  subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
-  unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void>;
+  subscribeResource(uri: string, options?: RequestOptions): Promise<void>;
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void>;
   /** Called each time the connection becomes ready (2026 era: opens the automatic listen). Must not throw. */
   onReady?(): void;
   /** Called when the connection closes (by the client) or fails, to release era state (listen streams). */
@@ -130,12 +145,4 @@ export interface NegotiationSettings {
    * for, so change events arrive as they do unasked in the 2025 era (default true).
    */
   autoListen?: boolean;
-}
-
-export type Negotiator = (context: NegotiationContext) => Promise<Negotiated>;
-
-export function notificationCancelled(wire: Wire, id: JsonRpcId, reason: string): void {
-  wire.sendNotification("notifications/cancelled", { requestId: id, reason }).catch(() => {
-    // The connection may be going away; cancellation is best effort.
-  });
 }

@@ -1,38 +1,66 @@
 /**
  * The session era (2024-11-05 .. 2025-11-25): an `initialize` handshake fixes the version and the
- * capabilities for the life of the connection, requests go out as they are, and the server may send
- * requests of its own.
+ * capabilities for the life of the connection, requests go out as they are, the server may send
+ * requests of its own, and its notifications arrive unasked.
  */
-import { MethodNotSupportedError, ProtocolError } from "../../jsonrpc/errors.js";
-import type { RequestOptions } from "../request-options.js";
-import { asResourceNotFound } from "./era-errors.js";
-import type { Subscription } from "./listen.js";
-import type { PendingRequest } from "../request-table.js";
-import {
-  notificationCancelled,
-  type Dialect,
-  type Implementation,
-  type Negotiated,
-  type Params,
-  type Result,
-  type Wire,
-} from "./dialect.js";
+import { ErrorCode } from "../../jsonrpc/codes.js";
+import { ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
+import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import { isObject } from "../../util/guards.js";
-
-/** Newest first: the first is what the client offers. */
-export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
-export const LATEST_LEGACY_VERSION = LEGACY_PROTOCOL_VERSIONS[0];
+import { sleep } from "../../util/timers.js";
+import type { PendingRequest } from "../request-table.js";
+import type { RequestOptions } from "../request-options.js";
+import { asResourceNotFound, notInEra } from "./era-errors.js";
+import type { Subscription } from "./listen.js";
+import { cancelledRequestId, emitNotificationEvent, notifyCancelled } from "./notifications.js";
+import { LEGACY_PROTOCOL_VERSIONS, speaks } from "./versions.js";
+import type { Dialect, EraRules, Implementation, Negotiated, Params, Result, Wire } from "./dialect.js";
 
 /** Methods that do not exist in the session era. */
 const MODERN_ONLY = new Set(["server/discover", "subscriptions/listen"]);
 
-export class LegacyDialect implements Dialect {
-  readonly era = "legacy" as const;
-  readonly acceptsServerRequests = true;
-  constructor(readonly protocolVersion: string) {}
+/**
+ * How the session era treats traffic the client did not start. Also negotiation's rules until the era
+ * is decided (see negotiate.ts).
+ */
+export class LegacyRules implements EraRules {
+  constructor(protected readonly wire: Wire) {}
 
-  request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
-    const pending = wire.roundTrip(method, params, options);
+  refuseServerRequest(): undefined {
+    return undefined;
+  }
+
+  cancel(entry: PendingRequest, reason: string): void {
+    // `initialize` must never be cancelled (spec); the connection fails instead.
+    if (entry.method === "initialize") return;
+    notifyCancelled(this.wire, entry.id, reason);
+  }
+
+  onNotification(method: string, params: Params | undefined): void {
+    if (method !== "notifications/cancelled") {
+      emitNotificationEvent(this.wire, method, params);
+      return;
+    }
+    const id = cancelledRequestId(params);
+    if (id === undefined) return;
+    this.wire.cancelServerRequest(id, new RequestCancelledError(`The server cancelled its request ${String(id)}`));
+    this.wire.emit("cancelled", params as { requestId: JsonRpcId });
+  }
+}
+
+export class LegacyDialect extends LegacyRules implements Dialect {
+  readonly era = "legacy" as const;
+
+  constructor(
+    wire: Wire,
+    readonly protocolVersion: string,
+  ) {
+    super(wire);
+  }
+
+  request(method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
+    if (MODERN_ONLY.has(method)) return Promise.reject(notInEra(method, this.era, this.protocolVersion));
+    const pending = this.wire.roundTrip(method, params, options);
     if (method !== "resources/read") return pending;
     return pending.catch((error: unknown) => {
       throw asResourceNotFound(error, params?.uri);
@@ -44,48 +72,31 @@ export class LegacyDialect implements Dialect {
     return Promise.reject(notInEra("subscriptions/listen", this.era, this.protocolVersion));
   }
 
-  async subscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void> {
-    await wire.roundTrip("resources/subscribe", { uri }, options);
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.wire.roundTrip("resources/subscribe", { uri }, options);
   }
 
-  async unsubscribeResource(wire: Wire, uri: string, options?: RequestOptions): Promise<void> {
-    await wire.roundTrip("resources/unsubscribe", { uri }, options);
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.wire.roundTrip("resources/unsubscribe", { uri }, options);
   }
 
-  notify(wire: Wire, method: string, params?: Params): Promise<void> {
-    return wire.sendNotification(method, params);
+  notify(method: string, params?: Params): Promise<void> {
+    return this.wire.sendNotification(method, params);
   }
-
-  hasMethod(method: string): boolean {
-    return !MODERN_ONLY.has(method);
-  }
-
-  cancel(wire: Wire, entry: PendingRequest, reason: string): void {
-    // `initialize` must never be cancelled (spec); the connection fails instead.
-    if (entry.method === "initialize") return;
-    notificationCancelled(wire, entry.id, reason);
-  }
-}
-
-export interface LegacyHandshakeOptions {
-  /** The version to offer; default the newest. */
-  offer?: string;
-  timeoutMs?: number;
 }
 
 /** Runs `initialize` + `notifications/initialized` and returns the server's facts. */
-export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptions = {}): Promise<Negotiated> {
-  const offer = options.offer ?? LATEST_LEGACY_VERSION;
+export async function initializeLegacy(wire: Wire, offer: string = LEGACY_PROTOCOL_VERSIONS[0]): Promise<Negotiated> {
   const result = await wire.roundTrip(
     "initialize",
     { protocolVersion: offer, capabilities: wire.clientCapabilities, clientInfo: wire.clientInfo },
-    { timeoutMs: options.timeoutMs ?? wire.requestTimeoutMs },
+    { timeoutMs: wire.requestTimeoutMs },
   );
   const version = result.protocolVersion;
-  if (typeof version !== "string" || !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+  if (!speaks(version, "legacy")) {
     throw new ProtocolError(
       `Server answered initialize with protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_PROTOCOL_VERSIONS.join(", ")} (offered ${offer})`,
-      -32602,
+      ErrorCode.InvalidParams,
       { supported: [...LEGACY_PROTOCOL_VERSIONS], received: version },
     );
   }
@@ -95,10 +106,10 @@ export async function initializeLegacy(wire: Wire, options: LegacyHandshakeOptio
   // Ready waits (bounded) until the stream is open: a server that sends a request of its own not tied
   // to a client request (sampling, elicitation) puts it on this stream and drops it if there is none yet,
   // so a call made right after connect() could otherwise wait forever for its answer.
-  const serverStream = wire.transport.openServerStream?.().catch((error: Error) => wire.warn(error));
+  const serverStream = wire.transport.openServerStream?.().catch((error: Error) => wire.emit("error", error));
   if (serverStream !== undefined) await settledWithin(serverStream, SERVER_STREAM_OPEN_WAIT_MS);
   return {
-    dialect: new LegacyDialect(version),
+    dialect: new LegacyDialect(wire, version),
     protocolVersion: version,
     serverCapabilities: isObject(result.capabilities) ? result.capabilities : {},
     serverInfo: isObject(result.serverInfo) ? (result.serverInfo as Implementation) : undefined,
@@ -111,14 +122,7 @@ const SERVER_STREAM_OPEN_WAIT_MS = 1000;
 
 /** Resolves when `promise` settles or `ms` pass, whichever is first; leaves no timer behind. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
-export function notInEra(method: string, era: string, version: string): MethodNotSupportedError {
-  return new MethodNotSupportedError(
-    `${method} does not exist in protocol ${version} (${era} era); the connection negotiated that version with the server`,
-    { method, protocolVersion: version },
-  );
+  const settled = new AbortController();
+  await Promise.race([promise, sleep(ms, settled.signal)]);
+  settled.abort();
 }

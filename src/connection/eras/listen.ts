@@ -8,10 +8,13 @@
  * after `maxRelistens` failed attempts.
  */
 import { EventEmitter } from "eventemitter3";
+import { ErrorCode } from "../../jsonrpc/codes.js";
 import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { Params, Result, Wire } from "./dialect.js";
+import { backoffBase } from "../../util/backoff.js";
+import { asError } from "../../util/guards.js";
 import { MAX_TIMER_MS, clamp, timerFor } from "../../util/timers.js";
 
 export interface ListenFilter {
@@ -23,12 +26,14 @@ export interface ListenFilter {
   taskIds?: string[];
 }
 
+const DEFAULT_RELISTEN_BACKOFF = { initialMs: 100, maxMs: 5000 };
+
 export interface ListenOptions {
   /** How long to wait for the acknowledgement (default: the connection's request timeout). */
   ackTimeoutMs?: number;
   /** Re-listen attempts in a row after drops before giving up (default 5). */
   maxRelistens?: number;
-  /** Backoff between re-listens, ms (default 100 doubling to 5000). */
+  /** Backoff between re-listens, ms (default 100 doubling to 5000, no jitter). */
   backoff?: { initialMs: number; maxMs: number };
 }
 
@@ -128,7 +133,7 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
         (answer: Result) => {
           clearTimeout(ackTimer);
           this.host.route(id, undefined);
-          if (!acked) reject(new ProtocolError("subscriptions/listen: the server ended the subscription before acknowledging it", -32603, answer));
+          if (!acked) reject(new ProtocolError("subscriptions/listen: the server ended the subscription before acknowledging it", ErrorCode.InternalError, answer));
           if (this.current === controller) this.finish("graceful");
         },
         (error: unknown) => {
@@ -154,16 +159,15 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
   /** The stream was lost or cancelled by the server: listen again, with backoff. */
   private dropped(error: unknown): void {
     if (this.ended) return;
-    const failure = error instanceof Error ? error : new Error(String(error));
-    this.emit("drop", failure);
+    this.emit("drop", asError(error));
     this.failures++;
     if (this.failures > (this.options.maxRelistens ?? 5)) {
       this.finish("remote");
       return;
     }
-    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 100, maxMs: 5000 };
+    const { initialMs, maxMs } = this.options.backoff ?? DEFAULT_RELISTEN_BACKOFF;
     // Clamped, not skipped: a re-listen must come, and setTimeout fires at once above 2^31-1 ms.
-    const delay = clamp(Math.min(maxMs, initialMs * 2 ** (this.failures - 1)), 0, MAX_TIMER_MS, MAX_TIMER_MS);
+    const delay = clamp(backoffBase(this.failures - 1, { initialMs, maxMs, factor: 2, jitter: 0 }), 0, MAX_TIMER_MS, MAX_TIMER_MS);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (this.ended) return;

@@ -2,13 +2,8 @@
  * The 2026-07-28 era's wire vocabulary: the `_meta` envelope every request carries, and the HTTP header
  * values (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) with their `=?base64?...?=` encoding.
  */
+import { isObject } from "../../util/guards.js";
 import type { Implementation, Params } from "./dialect.js";
-
-/** Newest first: the first is what the client offers. */
-export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
-export const LATEST_MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
-/** Where the stateless era begins. */
-export const FIRST_MODERN_VERSION = "2026-07-28";
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
@@ -17,16 +12,6 @@ export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-
-/**
- * ISO dates compare as strings: every version from 2026-07-28 on is of the stateless era. Only for
- * strings shaped like a version: "latest" or "next" also sort after "2026-07-28".
- */
-export function isModernVersion(version: unknown): version is string {
-  return typeof version === "string" && VERSION_SHAPE.test(version) && version >= FIRST_MODERN_VERSION;
-}
 
 export type Envelope = Readonly<Record<string, unknown>>;
 
@@ -81,6 +66,6 @@ export function encodeHeaderValue(value: string): string {
 
 /** Capabilities plus the tasks extension (declared per request, like every capability in this era). */
 export function withTasks(capabilities: Record<string, unknown>): Record<string, unknown> {
-  const extensions = typeof capabilities.extensions === "object" && capabilities.extensions !== null ? capabilities.extensions : {};
+  const extensions = isObject(capabilities.extensions) ? capabilities.extensions : {};
   return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
 }

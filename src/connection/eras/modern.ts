@@ -6,25 +6,19 @@
  * answered through the client's handlers and retried (MRTR), `task` is polled when the tasks extension
  * is on. Servers send no requests.
  */
-import { ProtocolError } from "../../jsonrpc/errors.js";
+import { ErrorCode } from "../../jsonrpc/codes.js";
+import { McpError, ProtocolError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { SendOptions } from "../../transports/transport.js";
 import type { RequestOptions } from "../request-options.js";
 import type { PendingRequest } from "../request-table.js";
-import { markUncacheable, notificationCancelled, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
-import { UnsupportedProtocolVersionError, asResourceNotFound, supportedVersionsOf, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities } from "./era-errors.js";
+import { markUncacheable, type Dialect, type Params, type Result, type Wire } from "./dialect.js";
+import { UnsupportedProtocolVersionError, asResourceNotFound, invalidResult, looksLegacy, lostOnTheWay, missingCapabilities, notInEra } from "./era-errors.js";
 import { startAutoListen } from "./auto-listen.js";
 import { Subscription, type ListenFilter, type ListenHost, type ListenOptions, type ListenStream } from "./listen.js";
-import {
-  META_SUBSCRIPTION_ID,
-  MODERN_PROTOCOL_VERSIONS,
-  buildEnvelope,
-  encodeHeaderValue,
-  mcpNameOf,
-  withEnvelope,
-  withTasks,
-  type Envelope,
-} from "./modern-wire.js";
+import { META_SUBSCRIPTION_ID, buildEnvelope, encodeHeaderValue, mcpNameOf, withEnvelope, withTasks, type Envelope } from "./modern-wire.js";
+import { announceListChanged, cancelledRequestId, emitNotificationEvent, notifyCancelled } from "./notifications.js";
+import { MODERN_PROTOCOL_VERSIONS, mutualVersion, supportedVersionsOf } from "./versions.js";
 import { MAX_INPUT_ROUNDS, MRTR_METHODS, nextRoundParams, roundsExceeded } from "./mrtr.js";
 import { ToolFacts } from "./tool-facts.js";
 import { CallScope } from "./call-scope.js";
@@ -55,7 +49,6 @@ export interface ModernDialectOptions {
 
 export class ModernDialect implements Dialect, ListenHost {
   readonly era = "modern" as const;
-  readonly acceptsServerRequests = false;
   protocolVersion: string;
   private envelope: Envelope;
   private logLevel: string | undefined;
@@ -78,26 +71,23 @@ export class ModernDialect implements Dialect, ListenHost {
     this.protocolVersion = version;
     this.capabilities = options.tasks ? withTasks(wire.clientCapabilities) : wire.clientCapabilities;
     this.envelope = buildEnvelope(version, this.capabilities, wire.clientInfo);
-    this.tools = new ToolFacts(options.http, (error) => wire.warn(error));
+    this.tools = new ToolFacts(options.http, (error) => wire.emit("error", error));
   }
 
   get requestTimeoutMs(): number {
     return this.wire.requestTimeoutMs;
   }
 
-  hasMethod(method: string): boolean {
-    return !LEGACY_ONLY.has(method);
-  }
-
-  async request(wire: Wire, method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
+  async request(method: string, params: Params | undefined, options?: RequestOptions): Promise<Result> {
+    if (LEGACY_ONLY.has(method)) throw notInEra(method, this.era, this.protocolVersion);
     if (method === "logging/setLevel") return this.setLogLevel(params);
     // No ping in this era; server/discover is the cheapest request every 2026 server answers.
-    if (method === "ping") return this.request(wire, "server/discover", undefined, options).then(() => ({}));
+    if (method === "ping") return this.request("server/discover", undefined, options).then(() => ({}));
     const started = performance.now();
     // Made at the first round trip after the first (see call-scope.ts): one deadline for the whole call.
     let scope: CallScope | undefined;
     try {
-      return await this.rounds(wire, method, params, options, () => (scope ??= new CallScope(method, options, wire.requestTimeoutMs, started)));
+      return await this.rounds(method, params, options, () => (scope ??= new CallScope(method, options, this.wire.requestTimeoutMs, started)));
     } catch (error) {
       throw scope === undefined ? error : scope.settle(error);
     } finally {
@@ -105,7 +95,8 @@ export class ModernDialect implements Dialect, ListenHost {
     }
   }
 
-  private async rounds(wire: Wire, method: string, params: Params | undefined, options: RequestOptions | undefined, call: () => CallScope): Promise<Result> {
+  private async rounds(method: string, params: Params | undefined, options: RequestOptions | undefined, call: () => CallScope): Promise<Result> {
+    const wire = this.wire;
     let current = params;
     let versionRetried = false;
     let headersRetried = false;
@@ -120,20 +111,21 @@ export class ModernDialect implements Dialect, ListenHost {
         result = await wire.roundTrip(method, withEnvelope(current, this.envelope), tripOptions, this.sendFor(method, current));
       } catch (error) {
         if (error instanceof ProtocolError) {
-          if (error.code === -32022 && !versionRetried) {
+          const supported = supportedVersionsOf(error);
+          if (supported !== undefined && !versionRetried) {
             versionRetried = true;
-            if (this.protocolVersion === sentWith) this.switchVersion(error);
+            if (this.protocolVersion === sentWith) this.switchVersion(supported, error);
             continue;
           }
-          if (error.code === -32020 && method === "tools/call" && !headersRetried) {
+          if (error.code === ErrorCode.HeaderMismatch && method === "tools/call" && !headersRetried) {
             // The header layer disagreed with the body: the tool list we mirrored from is stale, and
             // so is every copy of it above the connection (client cache, Switchboard's tool list).
             headersRetried = true;
-            wire.listChanged("tools");
-            await this.refreshTools(wire, call());
+            announceListChanged(wire, "tools");
+            await this.refreshTools(call());
             continue;
           }
-          if (error.code === -32021) throw missingCapabilities(method, error);
+          if (error.code === ErrorCode.MissingRequiredClientCapability) throw missingCapabilities(method, error);
           if (looksLegacy(error)) this.options.onLegacySign?.(error);
           if (method === "resources/read") throw asResourceNotFound(error, current?.uri);
         }
@@ -164,7 +156,7 @@ export class ModernDialect implements Dialect, ListenHost {
         }
         case "task":
           if (this.options.tasks && method === "tools/call") {
-            return runTask(wire, (m, p, o) => this.request(wire, m, p, o), result, options, call());
+            return runTask(wire, (m, p, o) => this.request(m, p, o), result, options, call());
           }
           throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
         default:
@@ -173,21 +165,33 @@ export class ModernDialect implements Dialect, ListenHost {
     }
   }
 
-  notify(wire: Wire, method: string, params?: Params): Promise<void> {
-    return wire.sendNotification(method, withEnvelope(params, this.envelope), this.options.http ? { headers: { "mcp-method": method } } : undefined);
+  refuseServerRequest(method: string): Error {
+    return new McpError(`Dropped a ${method} request from the server: protocol ${this.protocolVersion} has no server-to-client requests`);
   }
 
-  cancel(wire: Wire, entry: PendingRequest, reason: string): void {
+  notify(method: string, params?: Params): Promise<void> {
+    return this.wire.sendNotification(method, withEnvelope(params, this.envelope), this.options.http ? { headers: { "mcp-method": method } } : undefined);
+  }
+
+  cancel(entry: PendingRequest, reason: string): void {
     // HTTP requests are cancelled by aborting their exchange (the connection does that); this is stdio.
-    notificationCancelled(wire, entry.id, reason);
+    notifyCancelled(this.wire, entry.id, reason);
   }
 
+  /**
+   * Logs arrive on a request's own stream, changes on listen streams: each becomes its connection
+   * event, and a change tagged with a listen's id also reaches that listen's subscription. On stdio a
+   * `notifications/cancelled` naming a listen is the server ending that stream.
+   */
   onNotification(method: string, params: Params | undefined): void {
     if (method === "notifications/cancelled") {
-      const id = (params as { requestId?: JsonRpcId } | undefined)?.requestId;
-      if (id !== undefined) this.streams.get(id)?.cancelledByServer();
+      const id = cancelledRequestId(params);
+      if (id === undefined) return;
+      this.wire.emit("cancelled", params as { requestId: JsonRpcId });
+      this.streams.get(id)?.cancelledByServer();
       return;
     }
+    emitNotificationEvent(this.wire, method, params);
     const meta = params?._meta as Record<string, unknown> | undefined;
     const id = meta?.[META_SUBSCRIPTION_ID] as JsonRpcId | undefined;
     // Untagged notifications belong to a request's own stream (progress, logs), not to a listen.
@@ -198,8 +202,8 @@ export class ModernDialect implements Dialect, ListenHost {
     else stream.deliver(method, params);
   }
 
-  async listen(wire: Wire, filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
-    const subscription = new Subscription(wire, this, filter, options);
+  async listen(filter: ListenFilter, options?: ListenOptions): Promise<Subscription> {
+    const subscription = new Subscription(this.wire, this, filter, options);
     this.subscriptions.add(subscription);
     void subscription.closed.then(() => this.subscriptions.delete(subscription));
     try {
@@ -207,25 +211,25 @@ export class ModernDialect implements Dialect, ListenHost {
     } catch (error) {
       subscription.finish("remote");
       // subscriptions/listen is core in this era: "method not found" is a 2025 server speaking.
-      if (error instanceof ProtocolError && error.code === -32601) this.options.onLegacySign?.(error);
+      if (error instanceof ProtocolError && error.code === ErrorCode.MethodNotFound) this.options.onLegacySign?.(error);
       throw error;
     }
     return subscription;
   }
 
-  async subscribeResource(wire: Wire, uri: string): Promise<void> {
+  async subscribeResource(uri: string): Promise<void> {
     return this.serialWatch(() => {
       if (this.resourceWatch.uris.has(uri)) return undefined;
-      return this.rewatch(wire, new Set(this.resourceWatch.uris).add(uri));
+      return this.rewatch(new Set(this.resourceWatch.uris).add(uri));
     });
   }
 
-  async unsubscribeResource(wire: Wire, uri: string): Promise<void> {
+  async unsubscribeResource(uri: string): Promise<void> {
     return this.serialWatch(() => {
       if (!this.resourceWatch.uris.has(uri)) return undefined;
       const uris = new Set(this.resourceWatch.uris);
       uris.delete(uri);
-      return this.rewatch(wire, uris);
+      return this.rewatch(uris);
     });
   }
 
@@ -244,9 +248,9 @@ export class ModernDialect implements Dialect, ListenHost {
    * The set is committed only once the new stream is acknowledged, so a failed rewatch leaves the old
    * stream and the uris it carries as they were.
    */
-  private async rewatch(wire: Wire, uris: Set<string>): Promise<void> {
+  private async rewatch(uris: Set<string>): Promise<void> {
     const old = this.resourceWatch.subscription;
-    const next = uris.size === 0 ? undefined : await this.listen(wire, { resourceSubscriptions: [...uris] });
+    const next = uris.size === 0 ? undefined : await this.listen({ resourceSubscriptions: [...uris] });
     this.resourceWatch = { uris, subscription: next };
     await old?.close();
   }
@@ -268,7 +272,7 @@ export class ModernDialect implements Dialect, ListenHost {
     // Once per dialect: a 2026 connection becomes ready once (no sessions to renew).
     if (filter === undefined || this.autoListening || this.disposed) return;
     this.autoListening = true;
-    startAutoListen(this.wire, filter, (f) => this.listen(this.wire, f), () => this.disposed);
+    startAutoListen(this.wire, filter, (f) => this.listen(f), () => this.disposed);
   }
 
   dispose(how: "closed" | "failed"): void {
@@ -291,7 +295,7 @@ export class ModernDialect implements Dialect, ListenHost {
 
   private setLogLevel(params: Params | undefined): Result {
     const level = params?.level;
-    if (typeof level !== "string") throw new ProtocolError("logging/setLevel needs a level", -32602);
+    if (typeof level !== "string") throw new ProtocolError("logging/setLevel needs a level", ErrorCode.InvalidParams);
     // The era has no logging/setLevel: the level rides in every later request's _meta instead.
     this.logLevel = level;
     this.envelope = buildEnvelope(this.protocolVersion, this.capabilities, this.wire.clientInfo, level);
@@ -299,14 +303,13 @@ export class ModernDialect implements Dialect, ListenHost {
   }
 
   /** -32022 mid-session: move to a version both sides speak, or say clearly that there is none. */
-  private switchVersion(error: ProtocolError): void {
+  private switchVersion(supported: string[], error: ProtocolError): void {
     const data = (error.data ?? {}) as { supported?: unknown; requested?: unknown };
-    const supported = supportedVersionsOf(error);
-    const mutual = (MODERN_PROTOCOL_VERSIONS as readonly string[]).find((v) => supported.includes(v) && v !== this.protocolVersion);
+    const mutual = mutualVersion(supported.filter((version) => version !== this.protocolVersion));
     if (mutual === undefined) {
       throw new UnsupportedProtocolVersionError(
         `The server no longer accepts protocol ${this.protocolVersion} and supports ${supported.length ? supported.join(", ") : "no version it named"}; ` +
-          `this client speaks ${[...MODERN_PROTOCOL_VERSIONS].join(", ")} and 2025 versions. Reconnect (the era is negotiated again) or pin protocol: "legacy" if the server went back to 2025.`,
+          `this client speaks ${MODERN_PROTOCOL_VERSIONS.join(", ")} and 2025 versions. Reconnect (the era is negotiated again) or pin protocol: "legacy" if the server went back to 2025.`,
         data,
       );
     }
@@ -315,11 +318,11 @@ export class ModernDialect implements Dialect, ListenHost {
     this.wire.transport.setProtocolVersion?.(mutual);
   }
 
-  private async refreshTools(wire: Wire, scope: CallScope): Promise<void> {
+  private async refreshTools(scope: CallScope): Promise<void> {
     let cursor: string | undefined;
     this.tools.reset(); // the listing below fills it again, page by page
     for (let page = 0; page < 1000; page++) {
-      const result = await this.request(wire, "tools/list", cursor === undefined ? undefined : { cursor }, { maxTotalTimeoutMs: scope.remaining(), signal: scope.signal });
+      const result = await this.request("tools/list", cursor === undefined ? undefined : { cursor }, { maxTotalTimeoutMs: scope.remaining(), signal: scope.signal });
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
       if (cursor === undefined) break;
     }

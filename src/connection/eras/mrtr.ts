@@ -4,7 +4,9 @@
  * requests. The client fulfils them with the same handlers that answer 2025-era server requests, then
  * sends the original request again (a new id) with `inputResponses` and the server's `requestState`.
  */
+import { ErrorCode } from "../../jsonrpc/codes.js";
 import { McpError, ProtocolError } from "../../jsonrpc/errors.js";
+import { isObject } from "../../util/guards.js";
 import { sleep } from "../../util/timers.js";
 import type { Params, Result, Wire } from "./dialect.js";
 import { InputRequiredRoundsError } from "./era-errors.js";
@@ -25,14 +27,14 @@ interface InputRequest {
 export async function nextRoundParams(wire: Wire, original: Params | undefined, result: Result, signal: AbortSignal | undefined): Promise<Params> {
   const requests = result.inputRequests;
   const state = result.requestState;
-  if (requests !== undefined && (typeof requests !== "object" || requests === null || Array.isArray(requests))) {
+  if (requests !== undefined && !isObject(requests)) {
     throw new McpError(`The server's input_required result has malformed inputRequests (${JSON.stringify(requests).slice(0, 100)})`);
   }
   if (state !== undefined && typeof state !== "string") throw new McpError("The server's input_required result has a requestState that is not a string");
   const entries = Object.entries((requests ?? {}) as Record<string, InputRequest>);
   if (entries.length > MAX_INPUT_REQUESTS) {
     // Refused before any handler starts: every key would run a handler (a prompt, a model call) at once.
-    throw new ProtocolError(`The server's input_required result has ${entries.length} inputRequests; at most ${MAX_INPUT_REQUESTS} are answered`, -32603);
+    throw new ProtocolError(`The server's input_required result has ${entries.length} inputRequests; at most ${MAX_INPUT_REQUESTS} are answered`, ErrorCode.InternalError);
   }
   if (entries.length === 0 && state === undefined) throw new McpError("The server answered input_required with neither inputRequests nor requestState");
   const next: Params = { ...original };
@@ -70,7 +72,7 @@ export function roundsExceeded(method: string, rounds: number, last: Result): In
 }
 
 async function fulfil(wire: Wire, key: string, request: InputRequest, signal: AbortSignal): Promise<Result> {
-  if (typeof request !== "object" || request === null || typeof request.method !== "string") {
+  if (!isObject(request) || typeof request.method !== "string") {
     throw new McpError(`The server's input request "${key}" is not a {method, params} object`);
   }
   const params = request.params ?? {};

@@ -5,13 +5,14 @@
  * the task's final result, so `callTool` looks the same to its caller. Status changes are reported as
  * progress.
  */
+import { ErrorCode } from "../../jsonrpc/codes.js";
 import { McpError, ProtocolError, RequestCancelledError } from "../../jsonrpc/errors.js";
 import type { RequestOptions } from "../request-options.js";
 import type { CallScope } from "./call-scope.js";
 import type { Params, Result, Wire } from "./dialect.js";
-import { sleep } from "../../util/timers.js";
+import { clamp, sleep } from "../../util/timers.js";
+import { isObject } from "../../util/guards.js";
 import { nextRoundParams } from "./mrtr.js";
-import { clamp } from "../../util/timers.js";
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /**
@@ -43,7 +44,7 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
   let polls = 0;
   const cancel = () => {
     // tasks/cancel, never notifications/cancelled: the task outlives the request that created it.
-    send("tasks/cancel", { taskId }).catch((error: Error) => wire.warn(new McpError(`tasks/cancel for ${taskId} failed: ${error.message}`, { cause: error })));
+    send("tasks/cancel", { taskId }).catch((error: Error) => wire.emit("error", new McpError(`tasks/cancel for ${taskId} failed: ${error.message}`, { cause: error })));
   };
   signal.addEventListener("abort", cancel, { once: true });
   try {
@@ -54,7 +55,7 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
         case "completed":
           return task.result ?? {};
         case "failed":
-          throw new ProtocolError(`Task ${taskId} failed: ${task.error?.message ?? "no reason given"}`, task.error?.code ?? -32603, task.error?.data);
+          throw new ProtocolError(`Task ${taskId} failed: ${task.error?.message ?? "no reason given"}`, task.error?.code ?? ErrorCode.InternalError, task.error?.data);
         case "cancelled":
           throw new RequestCancelledError(`Task ${taskId} was cancelled`);
         case "input_required": {
@@ -79,9 +80,9 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
 }
 
 function taskOf(result: Result): TaskState {
-  const task = (typeof result.task === "object" && result.task !== null ? result.task : result) as Record<string, unknown>;
+  const task = isObject(result.task) ? result.task : result;
   if (typeof task.taskId !== "string" || typeof task.status !== "string") {
-    throw new ProtocolError(`The server's task result has no taskId/status: ${JSON.stringify(result).slice(0, 200)}`, -32603);
+    throw new ProtocolError(`The server's task result has no taskId/status: ${JSON.stringify(result).slice(0, 200)}`, ErrorCode.InternalError);
   }
   return {
     taskId: task.taskId,

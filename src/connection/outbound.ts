@@ -1,0 +1,103 @@
+/**
+ * What the client sends. Every request starts here and nowhere else: it gets an id and a RequestTable
+ * entry (which settles it, always: response, deadline, abort or the connection's end) before it goes
+ * to the transport. A hook that must see every request and its outcome belongs in `exchange`.
+ *
+ * Requests the server refused because it forgot the session (HTTP 404) never ran: they wait here and
+ * go again, unchanged, once the new session is ready.
+ */
+import { IdAllocator } from "../jsonrpc/ids.js";
+import { McpError, SessionExpiredError, TransportError } from "../jsonrpc/errors.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/messages.js";
+import { SENT, type SendOptions, type Transport } from "../transports/transport.js";
+import { asError } from "../util/guards.js";
+import type { Params, Result } from "./eras/dialect.js";
+import type { RequestOptions } from "./request-options.js";
+import type { RequestTable } from "./request-table.js";
+
+export interface OutboundHost {
+  /** The transport under the connection now. */
+  readonly transport: Transport;
+  /** A request was refused because the server forgot the session: a new session is needed. */
+  sessionExpired(error: SessionExpiredError): void;
+}
+
+interface Resend {
+  message: JsonRpcRequest;
+  send: SendOptions | undefined;
+}
+
+export class Outbound {
+  private readonly ids = new IdAllocator();
+  private resends = new Map<JsonRpcId, Resend>();
+
+  constructor(
+    private readonly table: RequestTable,
+    private readonly requestTimeoutMs: number,
+    private readonly host: OutboundHost,
+  ) {}
+
+  request(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result> {
+    return this.exchange(this.ids.allocate(), method, params, options, send);
+  }
+
+  requestWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> } {
+    const id = this.ids.allocate();
+    return { id, result: this.exchange(id, method, params, options, send) };
+  }
+
+  notify(method: string, params?: Params, send?: SendOptions): Promise<void> {
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+    return this.host.transport.send(message, send);
+  }
+
+  /** Whether the pending request `id` waits to go again on the new session. */
+  awaitsResend(id: JsonRpcId): boolean {
+    return this.resends.has(id);
+  }
+
+  /** Sends again, on the new session, the requests the old one refused that are still pending. */
+  resend(): void {
+    const resends = this.resends;
+    if (resends.size === 0) return;
+    this.resends = new Map();
+    for (const [id, { message, send }] of resends) {
+      if (this.table.has(id)) this.transmit(this.host.transport, id, message, send); // else settled meanwhile (timeout, abort)
+    }
+  }
+
+  private exchange(id: JsonRpcId, method: string, params: Params | undefined, options: RequestOptions | undefined, send: SendOptions | undefined): Promise<Result> {
+    if (options !== undefined && (options.onProgress !== undefined || options.resetTimeoutOnProgress)) {
+      params = withProgressToken(params, id);
+    }
+    const transport = this.host.transport;
+    const exchange = transport.cancelsByAbort?.() ? new AbortController() : undefined;
+    const promise = this.table.add(id, method, options, this.requestTimeoutMs, exchange);
+    if (!this.table.has(id)) return promise; // already aborted: nothing to send
+    const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    this.transmit(transport, id, message, exchange ? { ...send, signal: exchange.signal } : send);
+    return promise;
+  }
+
+  private transmit(transport: Transport, id: JsonRpcId, message: JsonRpcRequest, send: SendOptions | undefined): void {
+    const sent = transport.send(message, send);
+    if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
+  }
+
+  private sendFailed(id: JsonRpcId, error: unknown, message: JsonRpcRequest, send: SendOptions | undefined): void {
+    // The server forgot the session and refused this request: it never ran, so it goes again, unchanged,
+    // on the new session instead of failing.
+    if (error instanceof SessionExpiredError && this.table.has(id) && message.method !== "initialize") {
+      this.resends.set(id, { message, send });
+      this.host.sessionExpired(error);
+      return;
+    }
+    const failure = error instanceof McpError ? error : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
+    this.table.reject(id, failure);
+  }
+}
+
+function withProgressToken(params: Params | undefined, token: JsonRpcId): Params {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: meta ? { ...meta, progressToken: token } : { progressToken: token } };
+}

@@ -1,4 +1,0 @@
-export * from "./messages.js";
-export * from "./codes.js";
-export * from "./ids.js";
-export * from "./errors.js";
