@@ -13,7 +13,7 @@ export function drawCharts(): string[] {
     const result = readResult(file.slice(0, -".json".length));
     if (!result?.chart) continue;
     const svg = `${RESULTS_DIR}${result.bench}.svg`;
-    writeFileSync(svg, renderChart(result.chart, `${result.date.slice(0, 10)}, ${describeMachine(result.machine)}; ${result.method}`));
+    writeFileSync(svg, renderChart(result.chart, `${result.date.slice(0, 10)}, ${describeMachine(result.machine)}, ${result.runtime ?? "src (through tsx)"}; ${result.method}`));
     written.push(svg);
   }
   return written;

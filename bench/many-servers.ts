@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
-import { Switchboard } from "../src/index.js";
+import { Switchboard } from "./lib/runtime.js";
 import { ECHO_ARGS } from "./lib/echo-clients.js";
 import { childPids, waitForNoChildren } from "./lib/child-processes.js";
 import { machine, writeResult } from "./lib/results.js";

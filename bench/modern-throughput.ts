@@ -15,7 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { connect } from "../src/index.js";
+import { connect } from "./lib/runtime.js";
 import { machine, writeResult, type ChartSpec } from "./lib/results.js";
 import { drive, machineLine, summarise, table, type Row } from "./lib/stats.js";
 import { CALLS, CONCURRENCIES, medianRow, round2, ROUNDS, SCALE } from "./lib/throughput-matrix.js";

@@ -3,9 +3,7 @@
  * cancelled. Reports heap growth per request and whether the heap returns to its baseline.
  * Run with --expose-gc (npm run bench does).
  */
-import { Connection } from "../src/connection/connection.js";
-import { McpClient } from "../src/client/client.js";
-import { memoryPair } from "../src/transports/memory.js";
+import { Connection, McpClient, memoryPair } from "./lib/runtime.js";
 import { settledHeap } from "./lib/heap.js";
 import { machine, writeResult } from "./lib/results.js";
 import { table } from "./lib/stats.js";

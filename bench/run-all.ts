@@ -2,8 +2,10 @@
  * `npm run bench`: every benchmark, each in its own Node process (with --expose-gc, so memory numbers
  * are honest and one benchmark's heap never skews the next), then every target of issue #15 with its
  * reading and whether it is met, every ratio against the baseline (docs/bench/baseline.json), and the
- * charts. Pass names to run a subset: `npm run bench -- stdio-throughput pending-memory`;
- * `--save-baseline` makes this run's ratios the baseline later runs are compared with.
+ * charts. It measures the compiled package (it builds dist/ first, as users get it from npm); `--source`
+ * measures the TypeScript source through tsx instead (see bench/lib/runtime.ts for how they differ).
+ * Pass names to run a subset: `npm run bench -- stdio-throughput pending-memory`; `--save-baseline`
+ * makes this run's ratios the baseline later runs are compared with.
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -23,6 +25,17 @@ const wanted = args.filter((arg) => !arg.startsWith("--"));
 const names = wanted.length > 0 ? wanted : ALL;
 const run = randomUUID();
 const started = machine();
+const source = args.includes("--source");
+if (!source) {
+  const build = spawnSync(process.execPath, [fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)), "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+  });
+  if (build.status !== 0) {
+    console.error("npm run build failed: the benchmarks measure the compiled package (or pass --source)");
+    process.exit(1);
+  }
+}
 let failed = 0;
 for (const name of names) {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
@@ -31,7 +44,7 @@ for (const name of names) {
     failed++;
     continue;
   }
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], { stdio: "inherit", env: { ...process.env, BENCH_RUN: run } });
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], { stdio: "inherit", env: { ...process.env, BENCH_RUN: run, ...(source ? {} : { BENCH_DIST: "1" }) } });
   if (child.status !== 0) {
     console.error(`bench/${name}.ts failed (exit ${child.status ?? child.signal})`);
     failed++;
@@ -47,7 +60,7 @@ for (const name of ALL) {
 const baseline = readBaseline();
 const comparison = compareWithBaseline(baseline, results);
 
-console.log(`\n## Issue #15 targets (${new Date().toISOString().slice(0, 10)}; ${describeMachine(started)})\n`);
+console.log(`\n## Issue #15 targets (${new Date().toISOString().slice(0, 10)}; ${describeMachine(started)}; ${source ? "src through tsx" : "dist, compiled"})\n`);
 const rows = TARGETS.map((target) => {
   const result = results.get(target.bench);
   const value = target.bench === "run-all" ? comparison.lowest?.change : result?.targets[target.id];

@@ -9,7 +9,7 @@
  */
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
-import { Switchboard } from "../src/index.js";
+import { Switchboard } from "./lib/runtime.js";
 import { ECHO_ARGS as args, ourEchoClient, sdkEchoClient } from "./lib/echo-clients.js";
 import { RawStdioClient } from "./lib/raw-stdio-client.js";
 import { cellName, OURS, runMatrix, type BenchServer } from "./lib/throughput-matrix.js";

@@ -5,8 +5,7 @@
  * targets: at most 12 KiB per connection at 1,000; 10,000 start in under 2 s and list in under 1 s.
  * Run with --expose-gc.
  */
-import { Switchboard } from "../src/index.js";
-import { memoryPair, type MemoryTransport } from "../src/transports/memory.js";
+import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
 import { settledHeap } from "./lib/heap.js";
 import { machine, writeResult } from "./lib/results.js";
 import { machineLine, table } from "./lib/stats.js";

@@ -10,6 +10,9 @@ import type { Readings } from "./targets.js";
 
 export const RESULTS_DIR = fileURLToPath(new URL("../../docs/bench/", import.meta.url));
 
+/** What bench/lib/runtime.ts loads: the compiled package (BENCH_DIST=1, as npm run bench does) or the source. */
+export const RUNTIME = process.env.BENCH_DIST ? "dist (compiled)" : "src (through tsx)";
+
 export interface Machine {
   cores: number;
   cpu: string;
@@ -59,6 +62,8 @@ export interface BenchResult {
   method: string;
   date: string;
   machine: Machine;
+  /** The runtime measured: the compiled package or the TypeScript source through tsx. */
+  runtime: string;
   /** Set by run-all, so it reads back only the results of its own run. */
   run?: string;
   rows: Record<string, string | number>[];
@@ -69,9 +74,9 @@ export interface BenchResult {
   chart?: ChartSpec;
 }
 
-export function writeResult(result: Omit<BenchResult, "date" | "machine" | "run">, started: Machine = machine()): string {
+export function writeResult(result: Omit<BenchResult, "date" | "machine" | "run" | "runtime">, started: Machine = machine()): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const full: BenchResult = { ...result, date: new Date().toISOString(), machine: started, run: process.env.BENCH_RUN };
+  const full: BenchResult = { ...result, date: new Date().toISOString(), machine: started, runtime: RUNTIME, run: process.env.BENCH_RUN };
   const file = `${RESULTS_DIR}${result.bench}.json`;
   writeFileSync(file, `${JSON.stringify(full, null, 2)}\n`);
   return file;

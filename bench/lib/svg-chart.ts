@@ -177,7 +177,8 @@ function renderPanel(panel: ChartPanel, series: string[], x0: number, top: numbe
   if (panel.threshold) {
     const ty = y(panel.threshold.value);
     out.push(`<line x1="${plotLeft}" y1="${ty}" x2="${plotRight}" y2="${ty}" stroke="#dc2626" stroke-width="1.5" stroke-dasharray="6 4"/>`);
-    out.push(`<text x="${plotRight}" y="${ty - 5}" text-anchor="end" ${FONT} font-size="11" fill="#dc2626">${escape(panel.threshold.label)}</text>`);
+    // A white halo keeps the label readable where it crosses a bar.
+    out.push(`<text x="${plotRight}" y="${ty - 5}" text-anchor="end" ${FONT} font-size="11" fill="#dc2626" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escape(panel.threshold.label)}</text>`);
   }
   return out;
 }
