@@ -3,13 +3,13 @@
  * cancelled. Reports heap growth per request and whether the heap returns to its baseline.
  * Run with --expose-gc (npm run bench does).
  */
-import { Connection } from "../src/connection/connection.js";
-import { McpClient } from "../src/client/client.js";
-import { memoryPair } from "../src/transports/memory.js";
+import { createClient, memoryPair } from "./lib/runtime.js";
 import { settledHeap } from "./lib/heap.js";
+import { machine, writeResult } from "./lib/results.js";
 import { table } from "./lib/stats.js";
 
 const COUNT = Number(process.env.PENDING_COUNT ?? 100_000);
+const started = machine();
 // A server that completes the handshake and then swallows every request.
 const [clientSide, serverSide] = memoryPair();
 await serverSide.start({
@@ -21,9 +21,8 @@ await serverSide.start({
   error: () => {},
   close: () => {},
 });
-const connection = new Connection(clientSide, { protocol: "legacy" });
-await connection.start();
-const client = new McpClient(connection);
+const client = createClient(clientSide, { protocol: "legacy" });
+await client.start();
 
 const baseline = await settledHeap();
 const controller = new AbortController();
@@ -35,7 +34,7 @@ controller.abort("benchmark over");
 await Promise.all(pending);
 pending.length = 0;
 const after = await settledHeap();
-const stats = connection.stats();
+const stats = client.connection.stats();
 await client.close();
 
 const perRequest = (loaded - baseline) / COUNT;
@@ -47,4 +46,20 @@ console.log(
   ),
 );
 console.log(`\npending after cancel: ${stats.pending}, timer armed: ${stats.timerArmed}`);
-console.log(JSON.stringify({ bench: "pending-memory", bytesPerRequest: Math.round(perRequest), backToBaseline: after - baseline < 2 * 1048576 }));
+const backToBaseline = after - baseline < 2 * 1048576;
+console.log(JSON.stringify({ bench: "pending-memory", bytesPerRequest: Math.round(perRequest), backToBaseline }));
+writeResult(
+  {
+    bench: "pending-memory",
+    title: "Heap per pending request",
+    method: `${COUNT.toLocaleString("en-US")} requests in flight over a memory pair to a server that never answers, heap after full GCs`,
+    rows: [{ pending: COUNT, heapBeforeBytes: baseline, heapLoadedBytes: loaded, heapAfterBytes: after, bytesPerRequest: Math.round(perRequest), backToBaseline: String(backToBaseline) }],
+    ratios: {},
+    targets: { "pending-bytes": perRequest },
+    chart: {
+      title: "Heap per pending request",
+      panels: [{ title: `${COUNT.toLocaleString("en-US")} in flight`, unit: "bytes", groups: [{ label: "callTool, memory pair", values: { "mcp-switchboard": Math.round(perRequest) } }], threshold: { value: 400, label: "target ≤ 400 B" } }],
+    },
+  },
+  started,
+);

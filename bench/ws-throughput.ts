@@ -1,7 +1,8 @@
 /**
  * WebSocket throughput, in one run: this client vs the official SDK client (WebSocketClientTransport)
- * vs a raw JSON-RPC loop (one frame per request, match ids), calling `echo`, against a minimal raw
- * responder and the SDK's McpServer behind a small ws adapter (the SDK has no WebSocket server).
+ * vs a raw JSON-RPC loop (one frame per request, one JSON.parse per reply, match ids), calling `echo`,
+ * against a minimal raw responder and the SDK's McpServer behind a small ws adapter (the SDK has no
+ * WebSocket server).
  */
 import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import WebSocket from "ws";
@@ -17,7 +18,6 @@ quietListenerWarnings();
 await runMatrix({
   title: "WebSocket throughput",
   bench: "ws-throughput",
-  totals: { c1: 3_000, c64: 20_000 },
   servers: {
     "raw WebSocket responder": serverProcess("raw-http-responder.mjs", at),
     "SDK McpServer over ws": serverProcess("ws-echo-server.mjs", at),

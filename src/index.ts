@@ -19,6 +19,7 @@ export {
 } from "./client/skills.js";
 
 export { DEFAULT_REQUEST_TIMEOUT_MS } from "./connection/connection.js";
+export { VERSION } from "./util/version.js";
 export type { ConnectionState } from "./connection/machine.js";
 export type { ConnectionEvents, LogParams, ProgressParams, NotificationEvent } from "./connection/events.js";
 export type { RequestOptions, ProgressInfo } from "./connection/request-options.js";

@@ -5,7 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport as SdkTransport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { connect, type Target } from "../../src/index.js";
+import { connect, type Target } from "./runtime.js";
 import { startServerProcess } from "./server-process.js";
 import type { BenchServer, ClientFactory } from "./throughput-matrix.js";
 

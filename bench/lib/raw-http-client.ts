@@ -1,41 +1,51 @@
 /**
- * The limit for Streamable HTTP: keep-alive POSTs with node:http, one JSON-RPC message each, the reply
- * read as JSON or as the single `data:` line of an event stream. No deadlines, no progress, nothing else.
+ * The limit for Streamable HTTP, the leanest honest loop: keep-alive POSTs on one node:http Agent, one
+ * JSON.parse per reply, nothing else. Per request it builds only what must differ (the body, with its
+ * id, and its length): the URL is parsed once, the constant headers are one object, no promise but the
+ * one per request, no header read on replies after the handshake. SSE replies (the SDK server) are read
+ * by slicing the single `data:` line out of the event.
  */
 import http from "node:http";
 import type { Caller } from "./throughput-matrix.js";
 
 export async function rawHttpClient(url: string, args: Record<string, unknown>): Promise<Caller> {
+  const { hostname, port, pathname } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  let id = 0;
-  let session: string | undefined;
-  const post = (body: unknown) =>
+  const base: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const options = { agent, hostname, port, path: pathname, method: "POST", headers: base };
+  const post = (body: string, onHeaders?: (response: http.IncomingMessage) => void) =>
     new Promise<unknown>((resolve, reject) => {
-      const text = JSON.stringify(body);
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "content-length": String(Buffer.byteLength(text)),
-      };
-      if (session) headers["mcp-session-id"] = session;
-      const request = http.request(url, { method: "POST", agent, headers }, (response) => {
-        const sid = response.headers["mcp-session-id"];
-        if (typeof sid === "string") session = sid;
+      base["content-length"] = String(Buffer.byteLength(body));
+      const request = http.request(options, (response) => {
+        onHeaders?.(response);
         let data = "";
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => (data += chunk));
-        response.on("end", () => {
-          const json = data.startsWith("{") ? data : data.split("\n").find((line) => line.startsWith("data: "))?.slice(6);
-          resolve(json ? JSON.parse(json) : undefined);
-        });
+        response.on("end", () => resolve(data.length === 0 ? undefined : JSON.parse(data.charCodeAt(0) === 123 ? data : sseData(data))));
       });
       request.on("error", reject);
-      request.end(text);
+      request.end(body);
     });
-  await post({ jsonrpc: "2.0", id: id++, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
-  await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await post(
+    JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    (response) => {
+      const session = response.headers["mcp-session-id"];
+      if (typeof session === "string") base["mcp-session-id"] = session;
+    },
+  );
+  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  // Every call is the same message but its id: the params are serialised once.
+  const params = JSON.stringify({ name: "echo", arguments: args });
+  let id = 1;
   return {
-    call: () => post({ jsonrpc: "2.0", id: id++, method: "tools/call", params: { name: "echo", arguments: args } }),
+    call: () => post(`{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":${params}}`),
     close: async () => agent.destroy(),
   };
+}
+
+/** The payload of a one-event SSE body: the text between `data: ` and the end of that line. */
+function sseData(body: string): string {
+  const start = body.indexOf("data: ") + 6;
+  const end = body.indexOf("\n", start);
+  return body.slice(start, end === -1 ? undefined : end);
 }

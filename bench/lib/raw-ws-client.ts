@@ -1,4 +1,7 @@
-/** The limit for WebSocket: one text frame per request, ids matched in a map, nothing else. */
+/**
+ * The limit for WebSocket, the leanest honest loop: one text frame per request, one JSON.parse per
+ * reply, ids matched in a map, nothing else; the params of the repeated call are serialised once.
+ */
 import WebSocket from "ws";
 import type { Caller } from "./throughput-matrix.js";
 
@@ -9,24 +12,26 @@ export async function rawWsClient(url: string, args: Record<string, unknown>): P
     socket.once("error", reject);
   });
   const waiting = new Map<number, (value: unknown) => void>();
-  socket.on("message", (data) => {
+  socket.on("message", (data: Buffer) => {
     const message = JSON.parse(data.toString()) as { id?: number };
-    if (message.id !== undefined) {
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
-    }
+    if (message.id === undefined) return;
+    const resolve = waiting.get(message.id);
+    if (resolve === undefined) return;
+    waiting.delete(message.id);
+    resolve(message);
   });
   let id = 0;
-  const request = (method: string, params: unknown) =>
+  const send = (tail: string) =>
     new Promise<unknown>((resolve) => {
       const current = id++;
       waiting.set(current, resolve);
-      socket.send(JSON.stringify({ jsonrpc: "2.0", id: current, method, params }));
+      socket.send(`{"jsonrpc":"2.0","id":${current}${tail}`);
     });
-  await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
-  socket.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await send(`,"method":"initialize","params":${JSON.stringify({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } })}}`);
+  socket.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`);
+  const tail = `,"method":"tools/call","params":${JSON.stringify({ name: "echo", arguments: args })}}`;
   return {
-    call: () => request("tools/call", { name: "echo", arguments: args }),
+    call: () => send(tail),
     close: async () => {
       socket.close();
       await new Promise((resolve) => socket.once("close", resolve));

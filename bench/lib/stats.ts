@@ -1,5 +1,6 @@
 /** Small helpers shared by the benchmarks: percentiles, formatting, a markdown table. */
 import { percentile, runLoad } from "../../src/cli/load.js";
+import { RUNTIME } from "./results.js";
 
 export { percentile };
 export interface RunResult {
@@ -43,6 +44,5 @@ export async function drive(label: string, total: number, concurrency: number, c
 }
 
 export function machineLine(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${process.platform}/${process.arch}`;
+  return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${process.platform}/${process.arch}, ${RUNTIME}`;
 }

@@ -3,10 +3,10 @@
  * three server-to-client handlers, so every capability check has something to check), the era the
  * runner asked for, and a connect/close bracket.
  */
-import { connect, type ClientOptions, type McpClient, type Tool } from "../../src/index.js";
+import { connect, VERSION, type ClientOptions, type McpClient, type Tool } from "../../src/index.js";
 import type { ConformanceEnv } from "./env.js";
 
-export const clientInfo = { name: "mcp-switchboard-conformance", version: "0.1.0" };
+export const clientInfo = { name: "mcp-switchboard-conformance", version: VERSION };
 
 /** Options for a scenario: the era from the runner, the host's handlers, then the scenario's own. */
 export function clientOptions(env: ConformanceEnv, extra: ClientOptions = {}): ClientOptions {

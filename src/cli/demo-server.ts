@@ -1,8 +1,10 @@
 /**
  * The server `mcp-switchboard demo` starts: a small MCP server over stdio with no dependencies, so the
- * demo works from the installed package with no configuration. Tools: echo, add, progress.
+ * demo works from the installed package with no configuration. Tools: echo, add, progress; resources
+ * and prompts from demo-catalog.ts.
  */
 import { NdjsonDecoder } from "../framing/ndjson.js";
+import { catalogAnswer } from "./demo-catalog.js";
 
 type Message = { jsonrpc: "2.0"; id?: string | number; method?: string; params?: Record<string, unknown> };
 
@@ -42,7 +44,7 @@ async function answer(message: Message): Promise<void> {
   const params = message.params ?? {};
   switch (message.method) {
     case "initialize":
-      return reply({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "mcp-switchboard-demo", version: "1.0.0" } });
+      return reply({ protocolVersion: params.protocolVersion, capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "mcp-switchboard-demo", version: "1.0.0" } });
     case "ping":
       return reply({});
     case "tools/list":
@@ -51,8 +53,11 @@ async function answer(message: Message): Promise<void> {
       const meta = params._meta as { progressToken?: unknown } | undefined;
       return reply(await callTool(params.name, (params.arguments as Record<string, unknown>) ?? {}, meta?.progressToken));
     }
-    default:
+    default: {
+      const answer = catalogAnswer(message.method, params);
+      if (answer) return send({ jsonrpc: "2.0", id: message.id, ...answer });
       send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+    }
   }
 }
 

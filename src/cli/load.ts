@@ -2,15 +2,23 @@
 export interface LoadResult {
   requests: number;
   failures: number;
+  /** The first failure, to say what went wrong. */
+  firstError?: unknown;
   seconds: number;
   /** Latency of every call, ms, in issue order. */
   latenciesMs: number[];
 }
 
-export async function runLoad(total: number, concurrency: number, call: (i: number) => Promise<unknown>): Promise<LoadResult> {
+/** Counts settled calls while a load runs, for a progress display that polls it (no callback per call). */
+export interface LoadProgress {
+  done: number;
+}
+
+export async function runLoad(total: number, concurrency: number, call: (i: number) => Promise<unknown>, progress?: LoadProgress): Promise<LoadResult> {
   const latenciesMs = new Array<number>(total);
   let next = 0;
   let failures = 0;
+  let firstError: unknown;
   const started = performance.now();
   const worker = async () => {
     while (next < total) {
@@ -18,14 +26,15 @@ export async function runLoad(total: number, concurrency: number, call: (i: numb
       const t0 = performance.now();
       try {
         await call(i);
-      } catch {
-        failures++;
+      } catch (error) {
+        if (failures++ === 0) firstError = error;
       }
       latenciesMs[i] = performance.now() - t0;
+      if (progress) progress.done++;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, worker));
-  return { requests: total, failures, seconds: (performance.now() - started) / 1000, latenciesMs };
+  return { requests: total, failures, firstError, seconds: (performance.now() - started) / 1000, latenciesMs };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

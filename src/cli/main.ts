@@ -3,7 +3,8 @@
  * `mcp-switchboard`: the servers of an mcp.json from the command line.
  *   tools              list every tool, namespaced
  *   call TOOL [JSON]   call one tool and print its result
- *   bench TOOL [JSON]  call it many times and print req/s and latency
+ *   bench TOOL [JSON]  call it many times and print req/s and a latency histogram
+ *   resources, read URI, prompts, prompt NAME [JSON]: what the servers offer besides tools
  *   demo               all of the above against a bundled server, no configuration needed
  */
 import { realpathSync } from "node:fs";
@@ -12,16 +13,25 @@ import { parseArgs } from "node:util";
 import { McpError } from "../jsonrpc/errors.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 import { VERSION } from "../util/version.js";
-import { benchCommand, callCommand, toolsCommand, type Output } from "./commands.js";
+import { benchCommand } from "./bench-command.js";
+import { promptCommand, promptsCommand, readCommand, resourcesCommand } from "./catalog-commands.js";
+import { callCommand, toolsCommand, type Output } from "./commands.js";
 import { downServers, openBoard } from "./open-board.js";
+import { nameAndArgs, positiveInt, promptArgs, UsageError } from "./usage.js";
 
 const USAGE = `Usage: mcp-switchboard <command> [options]
 
 Commands:
   tools                    list the tools of every server, namespaced (server__tool)
   call <tool> [json-args]  call a tool, e.g. call math__add '{"a":1,"b":2}'
-  bench <tool> [json-args] call a tool --requests times, --concurrency at once; print req/s and latency
-  demo                     start a bundled demo server and show tools, a call with progress, and a bench
+  bench <tool> [json-args] call a tool --requests times, --concurrency at once; print req/s and a
+                           latency histogram (a progress bar while it runs, on a terminal)
+  resources                list the resources and resource templates of every server
+  read <uri>               read a resource (from the server that lists it, or --server)
+  prompts                  list the prompts of every server, namespaced (server__prompt)
+  prompt <name> [json-args] get a prompt, e.g. prompt demo__greet '{"name":"Ada"}'
+  demo                     start a bundled demo server and show tools, a call with progress, a bench,
+                           its resources and a prompt
 
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
@@ -29,6 +39,7 @@ Options:
       --timeout <ms>       deadline per request (default 60000)
   -n, --requests <n>       bench: how many calls (default 1000)
       --concurrency <n>    bench: calls at once (default 32)
+      --server <name>      read: the server to read from, when more than one offers the URI
   -h, --help               this text
   -v, --version            the version
 `;
@@ -45,6 +56,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
         timeout: { type: "string" },
         requests: { type: "string", short: "n" },
         concurrency: { type: "string" },
+        server: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -67,16 +79,31 @@ export async function main(argv: string[], io: Output): Promise<number> {
     const timeoutMs = positiveInt(values.timeout, "--timeout");
     const requests = positiveInt(values.requests, "--requests") ?? 1000;
     const concurrency = positiveInt(values.concurrency, "--concurrency") ?? 32;
+    const json = values.json!;
+    const onBoard = (run: (board: Switchboard) => Promise<number>) => withBoard(values.config, timeoutMs, io, run);
     switch (command) {
       case "tools":
         return await withBoard(values.config, timeoutMs, io, (board) => toolsCommand(board, io, values.json!));
       case "call": {
-        const [tool, args] = toolAndArgs(rest, "call");
+        const [tool, args] = nameAndArgs(rest, "call", "tool", "tools");
         return await withBoard(values.config, timeoutMs, io, (board) => callCommand(board, io, tool, args, values.json!));
       }
       case "bench": {
-        const [tool, args] = toolAndArgs(rest, "bench");
-        return await withBoard(values.config, timeoutMs, io, (board) => benchCommand(board, io, tool, args, requests, concurrency));
+        const [tool, args] = nameAndArgs(rest, "bench", "tool", "tools");
+        return await onBoard((board) => benchCommand(board, io, tool, args, { requests, concurrency, json }));
+      }
+      case "resources":
+        return await onBoard((board) => resourcesCommand(board, io, json));
+      case "read": {
+        const [uri] = rest;
+        if (uri === undefined) throw new UsageError("read needs a resource URI; see `mcp-switchboard resources`");
+        return await onBoard((board) => readCommand(board, io, uri, values.server, json));
+      }
+      case "prompts":
+        return await onBoard((board) => promptsCommand(board, io, json));
+      case "prompt": {
+        const [prompt, args] = nameAndArgs(rest, "prompt", "prompt", "prompts");
+        return await onBoard((board) => promptCommand(board, io, prompt, promptArgs(prompt, args), json));
       }
       case "demo":
         return await demo(io, requests, concurrency);
@@ -85,6 +112,10 @@ export async function main(argv: string[], io: Output): Promise<number> {
         return 2;
     }
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\nRun \`mcp-switchboard --help\` for the commands and options.`);
+      return 2;
+    }
     io.err(error instanceof McpError ? `${error.name}: ${error.message}` : String((error as Error)?.stack ?? error));
     return 1;
   }
@@ -113,7 +144,13 @@ async function demo(io: Output, requests: number, concurrency: number): Promise<
     io.out(`\n$ mcp-switchboard call demo__add '{"a":2,"b":40}'`);
     await callCommand(board, io, "demo__add", { a: 2, b: 40 }, false);
     io.out(`\n$ mcp-switchboard bench demo__echo '{"text":"hi"}' --requests ${requests} --concurrency ${concurrency}`);
-    await benchCommand(board, io, "demo__echo", { text: "hi" }, requests, concurrency);
+    await benchCommand(board, io, "demo__echo", { text: "hi" }, { requests, concurrency, json: false });
+    io.out("\n$ mcp-switchboard resources");
+    await resourcesCommand(board, io, false);
+    io.out("\n$ mcp-switchboard read demo://readme");
+    await readCommand(board, io, "demo://readme", undefined, false);
+    io.out(`\n$ mcp-switchboard prompt demo__greet '{"name":"Ada"}'`);
+    await promptCommand(board, io, "demo__greet", { name: "Ada" }, false);
     io.out(`\nNext: write an mcp.json ({"mcpServers": {"name": {"command": "...", "args": [...]}}}) and run \`mcp-switchboard tools\`.`);
     return 0;
   } finally {
@@ -121,26 +158,6 @@ async function demo(io: Output, requests: number, concurrency: number): Promise<
   }
 }
 
-function toolAndArgs(rest: string[], command: string): [string, Record<string, unknown>] {
-  const [tool, json] = rest;
-  if (tool === undefined) throw new McpError(`${command} needs a tool name (server__tool); see \`mcp-switchboard tools\``);
-  if (json === undefined) return [tool, {}];
-  let args: unknown;
-  try {
-    args = JSON.parse(json);
-  } catch (error) {
-    throw new McpError(`The arguments for ${tool} are not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new McpError(`The arguments for ${tool} must be a JSON object, like '{"a":1}'`);
-  return [tool, args as Record<string, unknown>];
-}
-
-function positiveInt(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number <= 0) throw new McpError(`${flag} takes a whole number above 0, got "${value}"`);
-  return number;
-}
 
 function isEntryPoint(): boolean {
   try {
@@ -151,6 +168,10 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
-  const io: Output = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+  const io: Output = {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    progress: process.stderr.isTTY ? process.stderr : undefined,
+  };
   process.exitCode = await main(process.argv.slice(2), io);
 }

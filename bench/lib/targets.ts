@@ -1,0 +1,63 @@
+/**
+ * The targets of issue #15, in one table: each benchmark reports the readings it measures (by target id)
+ * into its results file, and `npm run bench` ends by printing every target with its reading and whether
+ * it is met. A target without a threshold is a reading worth printing beside the others (many servers).
+ */
+export interface Target {
+  id: string;
+  /** What is measured, as the table prints it. */
+  what: string;
+  /** The benchmark that measures it (bench/<bench>.ts). */
+  bench: string;
+  unit: "x" | "bytes" | "KiB" | "ms";
+  atLeast?: number;
+  atMost?: number;
+}
+
+export const TARGETS: readonly Target[] = [
+  { id: "switchboard-c1", what: "Switchboard ÷ bare client, stdio raw responder, c1 (req/s)", bench: "stdio-throughput", unit: "x", atLeast: 0.9 },
+  { id: "switchboard-c64", what: "Switchboard ÷ bare client, stdio raw responder, c64 (req/s)", bench: "stdio-throughput", unit: "x", atLeast: 0.9 },
+  { id: "http-json-c1", what: "Streamable HTTP ÷ raw keep-alive loop, JSON replies, c1", bench: "http-throughput", unit: "x", atLeast: 0.95 },
+  { id: "http-json-c64", what: "Streamable HTTP ÷ raw keep-alive loop, JSON replies, c64", bench: "http-throughput", unit: "x", atLeast: 0.95 },
+  { id: "http-sse-c1", what: "Streamable HTTP ÷ raw keep-alive loop, SSE replies (SDK server), c1", bench: "http-throughput", unit: "x", atLeast: 0.85 },
+  { id: "http-sse-c64", what: "Streamable HTTP ÷ raw keep-alive loop, SSE replies (SDK server), c64", bench: "http-throughput", unit: "x", atLeast: 0.85 },
+  { id: "pending-bytes", what: "heap per pending request", bench: "pending-memory", unit: "bytes", atMost: 400 },
+  { id: "connection-kib-1000", what: "heap per supervised connection at 1,000 servers", bench: "switchboard-scale", unit: "KiB", atMost: 12 },
+  { id: "start-10000-ms", what: "start 10,000 supervised connections (memory pairs)", bench: "switchboard-scale", unit: "ms", atMost: 2000 },
+  { id: "list-10000-ms", what: "listTools over 10,000 supervised connections", bench: "switchboard-scale", unit: "ms", atMost: 1000 },
+  { id: "many-servers-vs-sdk", what: "100 stdio servers, c64: one Switchboard ÷ one SDK Client per server (req/s)", bench: "many-servers", unit: "x" },
+  { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
+];
+
+export type Readings = Record<string, number>;
+
+export function targetById(id: string): Target {
+  const target = TARGETS.find((t) => t.id === id);
+  if (!target) throw new Error(`No target "${id}" in bench/lib/targets.ts`);
+  return target;
+}
+
+/** true: met, false: not met, undefined: no threshold (a reading only). */
+export function isMet(target: Target, value: number): boolean | undefined {
+  if (target.atLeast === undefined && target.atMost === undefined) return undefined;
+  return (target.atLeast === undefined || value >= target.atLeast) && (target.atMost === undefined || value <= target.atMost);
+}
+
+export function formatReading(target: Target, value: number): string {
+  switch (target.unit) {
+    case "x":
+      return `${value.toFixed(2)}x`;
+    case "bytes":
+      return `${Math.round(value).toLocaleString("en-US")} B`;
+    case "KiB":
+      return `${value.toFixed(1)} KiB`;
+    case "ms":
+      return `${Math.round(value).toLocaleString("en-US")} ms`;
+  }
+}
+
+export function thresholdText(target: Target): string {
+  if (target.atLeast !== undefined) return `≥ ${formatReading(target, target.atLeast)}`;
+  if (target.atMost !== undefined) return `≤ ${formatReading(target, target.atMost)}`;
+  return "—";
+}
