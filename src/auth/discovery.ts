@@ -12,8 +12,11 @@
  *    `<path>/.well-known/openid-configuration`. Any 4xx (and 502), or a 200 that is not JSON metadata,
  *    falls through to the next. A document whose `issuer` is not identical to the issuer used is refused
  *    (RFC 8414 §3.3).
- * 3. No protected resource metadata at all (a 2025-03-26 server): the server's origin is the issuer;
- *    metadata at its root, else the endpoints `/authorize`, `/token` and `/register` there.
+ * 3. No protected resource metadata at all (a 2025-03-26 server): the server's origin is the
+ *    authorization base URL; metadata at its root, else the endpoints `/authorize`, `/token` and
+ *    `/register` there. Here the document may name an issuer with a path on that same origin (as
+ *    2025-03-26 deployments, and conformance 0.1.16, do): it comes from the server itself, so it
+ *    cannot impersonate another authorization server; that issuer is then the one recorded.
  */
 import type * as oauth from "oauth4webapi";
 import { AuthorizationError } from "./errors.js";
@@ -70,8 +73,8 @@ export async function discoverServer(server: URL, challengeMetadataUrl: string |
   const resourceMetadata = await discoverResourceMetadata(serverUri, challengeMetadataUrl, settings);
   if (resourceMetadata === undefined) {
     const origin = new URL(serverUri).origin;
-    const found = await discoverAuthorizationServer(origin, settings);
-    return { resource: serverUri, resourceMetadata, issuer: origin, metadata: found ?? assumedEndpoints(origin), assumedEndpoints: found === undefined };
+    const found = await discoverAuthorizationServer(origin, settings, true);
+    return { resource: serverUri, resourceMetadata, issuer: found?.issuer ?? origin, metadata: found ?? assumedEndpoints(origin), assumedEndpoints: found === undefined };
   }
   const listed = (resourceMetadata.authorization_servers ?? []).filter((issuer) => typeof issuer === "string");
   if (listed.length === 0) {
@@ -127,7 +130,7 @@ export function metadataUrls(issuer: string): URL[] {
   ];
 }
 
-export async function discoverAuthorizationServer(issuer: string, settings: HttpSettings): Promise<oauth.AuthorizationServer | undefined> {
+export async function discoverAuthorizationServer(issuer: string, settings: HttpSettings, sameOriginIssuer = false): Promise<oauth.AuthorizationServer | undefined> {
   let urls: URL[];
   try {
     urls = metadataUrls(issuer);
@@ -143,7 +146,7 @@ export async function discoverAuthorizationServer(issuer: string, settings: Http
     const body = await jsonObject(response);
     if (body === undefined || typeof body.issuer !== "string") continue;
     // Identical, or the issuer without the trailing "/" a URL's href adds (issuers are compared as published).
-    if (body.issuer !== issuer && `${body.issuer}/` !== issuer) {
+    if (body.issuer !== issuer && `${body.issuer}/` !== issuer && !(sameOriginIssuer && sameOrigin(body.issuer, issuer))) {
       throw new AuthorizationError(
         `The authorization server metadata at ${url.href} names the issuer ${body.issuer}, not ${issuer}; refusing to use it (RFC 8414 §3.3)`,
         { url: url.href },
@@ -152,6 +155,14 @@ export async function discoverAuthorizationServer(issuer: string, settings: Http
     return body as unknown as oauth.AuthorizationServer;
   }
   return undefined;
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 function assumedEndpoints(origin: string): oauth.AuthorizationServer {

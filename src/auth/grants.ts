@@ -7,6 +7,7 @@
  * server's OAuth error code and never the request's secrets.
  */
 import * as oauth from "oauth4webapi";
+import { clientSecretBasic } from "./client-identity.js";
 import type { DpopKey } from "./dpop.js";
 import { AuthorizationError } from "./errors.js";
 import { describeFetchError, oauthRequestOptions, type HttpSettings } from "./http.js";
@@ -121,7 +122,7 @@ export async function requestIdJag(idp: IdentityProvider, idToken: string, audie
   const context: GrantContext = {
     as,
     client,
-    clientAuth: idp.clientSecret !== undefined ? oauth.ClientSecretBasic(idp.clientSecret) : oauth.None(),
+    clientAuth: idp.clientSecret !== undefined ? clientSecretBasic(idp.clientSecret) : oauth.None(),
     resource,
     http,
   };
