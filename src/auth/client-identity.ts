@@ -38,7 +38,6 @@ export interface ClientNeeds {
   /** The redirect URI of an authorization code flow (absent for machine-to-machine grants). */
   redirectUri?: string;
   grantTypes: string[];
-  scope?: string;
 }
 
 const keyCache = new WeakMap<object, Promise<oauth.CryptoKey>>();
@@ -86,7 +85,6 @@ async function register(settings: ClientSettings, as: oauth.AuthorizationServer,
     token_endpoint_auth_method: requested,
     application_type: settings.applicationType ?? applicationTypeFor(needs.redirectUri),
     ...(needs.redirectUri !== undefined ? { redirect_uris: [needs.redirectUri] } : {}),
-    ...(needs.scope ? { scope: needs.scope } : {}),
     ...settings.clientMetadata,
   };
   const endpoint = as.registration_endpoint!;

@@ -233,7 +233,7 @@ async function identityFor(
   mayRegister = false,
 ): Promise<ClientIdentity | undefined> {
   if (!mayRegister && flow.client.clientId === undefined && kept === undefined) return undefined;
-  const identity = await resolveClient(flow.client, found.metadata, kept, { redirectUri, grantTypes, scope }, flow.http);
+  const identity = await resolveClient(flow.client, found.metadata, kept, { redirectUri, grantTypes }, flow.http);
   if (identity.stored !== undefined && identity.stored !== kept && identity.stored.source === "dynamic") {
     flow.emit({ type: "registered", server, issuer: found.issuer, clientId: identity.stored.clientId, method: identity.method });
   }

@@ -12,6 +12,7 @@
  */
 import { canonicalServerUri, discoverAuthorizationServer } from "./discovery.js";
 import { AuthorizationError } from "./errors.js";
+import { describeFetchError, type HttpSettings } from "./http.js";
 import { completeCode, discover, obtainTokens, refresh, type Flow, type PendingCode } from "./flows.js";
 import { revokeToken } from "./grants.js";
 import { resolveClient } from "./client-identity.js";
@@ -128,6 +129,24 @@ export class OAuthProvider implements AuthProvider {
   }
 
   /**
+   * Authorizes ahead of any connection (what `mcp-switchboard login` does), so a person's time in the
+   * browser is not spent under a request's deadline: asks the server unauthenticated, and acts on its
+   * challenge. "already": credentials are stored (`force` drops them first); "not-required": the
+   * server did not ask for authorization.
+   */
+  async authorize(server: string | URL, options: { force?: boolean } = {}): Promise<"authorized" | "already" | "not-required"> {
+    const url = new URL(server);
+    if (options.force) await this.logout(url);
+    const session = this.session(url);
+    await session.load();
+    if (session.tokens !== undefined) return "already";
+    const challenge = await probe(url, this.flow.http);
+    if (challenge === undefined) return "not-required";
+    await this.handleChallenge({ server: url, url, method: "POST", ...challenge });
+    return session.tokens === undefined ? "not-required" : "authorized";
+  }
+
+  /**
    * Ends an authorization left pending by an `AuthRequiredError`: pass the URL the browser was sent
    * back to (or its query). Its `state` must match, and it can be used once. Then reconnect.
    */
@@ -184,6 +203,31 @@ export class OAuthProvider implements AuthProvider {
 /** An authorization provider for `connect({ url, auth })` and Switchboard entries (see OAuthProvider). */
 export function oauth(options: OAuthOptions = {}): OAuthProvider {
   return new OAuthProvider(options);
+}
+
+/**
+ * An unauthenticated request to learn what the server demands: a JSON-RPC ping by POST (an MCP
+ * server behind OAuth answers any request 401 before reading it). A WebSocket endpoint is asked over
+ * http(s); when it does not answer 401/403, its metadata is looked up at the well-known URLs.
+ */
+async function probe(server: URL, http: HttpSettings): Promise<{ status: 401 | 403; wwwAuthenticate: string | undefined } | undefined> {
+  const target = new URL(canonicalServerUri(server));
+  let response: Response;
+  try {
+    response = await (http.fetch ?? fetch)(target, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
+      redirect: "manual",
+      signal: AbortSignal.timeout(http.timeoutMs ?? 30_000),
+    });
+  } catch (error) {
+    throw new AuthorizationError(`POST ${target.href} failed: ${describeFetchError(error)}`, { url: target.href });
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status === 401 || response.status === 403) return { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") ?? undefined };
+  if (server.protocol === "ws:" || server.protocol === "wss:") return { status: 401, wwwAuthenticate: undefined };
+  return undefined;
 }
 
 function originOf(url: URL): string {

@@ -5,6 +5,7 @@
  *   call TOOL [JSON]   call one tool and print its result
  *   bench TOOL [JSON]  call it many times and print req/s and latency
  *   demo               all of the above against a bundled server, no configuration needed
+ *   login SERVER       authorize a remote server (OAuth) and store its tokens; logout SERVER forgets them
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { parseArgs } from "node:util";
 import { McpError } from "../jsonrpc/errors.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 import { benchCommand, callCommand, toolsCommand, type Output } from "./commands.js";
+import { loginCommand, logoutCommand } from "./login.js";
 import { downServers, openBoard } from "./open-board.js";
 
 const USAGE = `Usage: mcp-switchboard <command> [options]
@@ -21,6 +23,8 @@ Commands:
   call <tool> [json-args]  call a tool, e.g. call math__add '{"a":1,"b":2}'
   bench <tool> [json-args] call a tool --requests times, --concurrency at once; print req/s and latency
   demo                     start a bundled demo server and show tools, a call with progress, and a bench
+  login <server>           authorize a remote server with OAuth (its "oauth" entry) and store the tokens
+  logout <server>          forget (and revoke) a server's stored tokens
 
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
@@ -28,6 +32,8 @@ Options:
       --timeout <ms>       deadline per request (default 60000)
   -n, --requests <n>       bench: how many calls (default 1000)
       --concurrency <n>    bench: calls at once (default 32)
+      --open               login: open the authorization URL in the default browser
+      --force              login: authorize again even if tokens are stored
   -h, --help               this text
   -v, --version            the version
 `;
@@ -44,6 +50,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
         timeout: { type: "string" },
         requests: { type: "string", short: "n" },
         concurrency: { type: "string" },
+        open: { type: "boolean", default: false },
+        force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -79,6 +87,10 @@ export async function main(argv: string[], io: Output): Promise<number> {
       }
       case "demo":
         return await demo(io, requests, concurrency);
+      case "login":
+        return await loginCommand(rest[0], { config: values.config, open: values.open!, force: values.force!, timeoutMs }, io);
+      case "logout":
+        return await logoutCommand(rest[0], values.config, io);
       default:
         io.err(`Unknown command "${command}".\n\n${USAGE}`);
         return 2;

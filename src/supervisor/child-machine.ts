@@ -23,6 +23,8 @@ export interface ChildWork {
   watch(exited: (error: Error) => void): () => void;
   /** Stops the child (idempotent). */
   stop(): Promise<void>;
+  /** The reason to go `down` at once when restarting cannot cure `error` (authorization required); else undefined. */
+  permanent?(error: Error): string | undefined;
 }
 
 export interface ChildSpec {
@@ -135,6 +137,8 @@ export const childMachine = setup({
       // The intensity check records the restart, so it runs once, here, and the guard only reads it.
       entry: assign({
         downReason: ({ context }) => {
+          const permanent = context.lastError === undefined ? undefined : context.work.permanent?.(context.lastError);
+          if (permanent !== undefined) return permanent;
           const verdict = context.intensity.tryRestart();
           return verdict.allowed ? undefined : verdict.reason;
         },
