@@ -27,14 +27,18 @@ export function fileTokenStore(path: string = defaultTokenFile()): TokenStore {
   // Tasks of this process take turns before taking the file lock, instead of spinning on it.
   let turn: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(work: (data: StoreData) => Promise<{ result: T; changed: boolean }>): Promise<T> => {
-    const run = turn.then(() =>
-      withFileLock(lockPath, async () => {
+    const run = turn.then(async () => {
+      // The lock file lives beside the data file: its directory must exist first (0700: tokens inside).
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 }).catch((error: Error) => {
+        throw new AuthorizationError(`Cannot create the directory of the token file ${file}: ${error.message}`, { cause: error });
+      });
+      return withFileLock(lockPath, async () => {
         const data = await readData(file);
         const { result, changed } = await work(data);
         if (changed) await writeData(file, data);
         return result;
-      }),
-    );
+      });
+    });
     turn = run.catch(() => undefined);
     return run;
   };
@@ -85,7 +89,6 @@ async function readData(file: string): Promise<StoreData> {
 }
 
 async function writeData(file: string, data: StoreData): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     await writeFile(temporary, `${JSON.stringify({ version: FORMAT, servers: data }, null, 2)}\n`, { mode: 0o600, flag: "wx" });
