@@ -56,7 +56,9 @@ async function challengeLoop(
     const added = auth.headers({ server, url, method });
     const headers = added instanceof Promise ? await added : added;
     const response = await send(headers);
-    if (!(await retryAfterRefusal(auth, response, server, url, method, headers.authorization, round))) return response;
+    const status = response.statusCode;
+    // The usual answer costs no further await.
+    if ((status !== 401 && status !== 403) || !(await retryAfterRefusal(auth, response, server, url, method, headers.authorization, round))) return response;
   }
 }
 
