@@ -3,21 +3,14 @@
  * server behind it: discovery, dynamic registration, PKCE, consent, tokens; refresh before expiry and
  * on a 401; step-up on 403 insufficient_scope; a revoked refresh token; and what a headless host gets.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthRequiredError, connect, memoryTokenStore, oauth, type OAuthEvent, type OAuthOptions } from "../../src/index.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { browse, startAuthorizationServer, type AuthorizationServer } from "./fixtures/authorization-server.js";
-import { startProtectedServer, type ProtectedServer } from "./fixtures/protected-server.js";
+import { browse } from "./fixtures/authorization-server.js";
+import { startProtectedPair } from "./fixtures/setup.js";
 
 const track = closeAfterEach();
-
-async function setup(accessTokenTtl?: number): Promise<{ as: AuthorizationServer; mcp: ProtectedServer }> {
-  let issuer = "";
-  const mcp = track(await startProtectedServer("streamable-http", () => issuer));
-  const as = track(await startAuthorizationServer({ resource: mcp.resource, accessTokenTtl }));
-  issuer = as.issuer;
-  return { as, mcp };
-}
+const setup = (accessTokenTtl?: number) => startProtectedPair(track, "streamable-http", { accessTokenTtl });
 
 /** A person at a browser: consents, and the browser lands on the loopback listener. */
 const person = async (url: URL) => {
@@ -29,8 +22,6 @@ function interactive(extra: OAuthOptions = {}): OAuthOptions {
 }
 
 describe("oauth() against oidc-provider", () => {
-  afterEach(() => undefined);
-
   it("discovers, registers, authorizes with PKCE through the loopback listener, and calls tools", async () => {
     const { as, mcp } = await setup();
     const events: OAuthEvent[] = [];

@@ -6,29 +6,22 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, fileTokenStore, memoryTokenStore, oauth } from "../../src/index.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { browse, startAuthorizationServer, type AuthorizationServer } from "./fixtures/authorization-server.js";
-import { startProtectedServer, type ProtectedServer } from "./fixtures/protected-server.js";
+import { browse } from "./fixtures/authorization-server.js";
+import { MACHINE_CLIENT as MACHINE, startProtectedPair, temporaryDirectories } from "./fixtures/setup.js";
 
 const run = promisify(execFile);
 const track = closeAfterEach();
-const MACHINE = { client_id: "machine", client_secret: "machine-secret-value", grant_types: ["client_credentials"], redirect_uris: [], response_types: [], token_endpoint_auth_method: "client_secret_basic" };
 const child = fileURLToPath(new URL("./fixtures/token-file-child.ts", import.meta.url));
 
-async function setup(): Promise<{ as: AuthorizationServer; mcp: ProtectedServer }> {
-  let issuer = "";
-  const mcp = track(await startProtectedServer("streamable-http", () => issuer));
-  const as = track(await startAuthorizationServer({ resource: mcp.resource, clients: [MACHINE] }));
-  issuer = as.issuer;
-  return { as, mcp };
-}
+const setup = () => startProtectedPair(track);
+const tempDirectory = temporaryDirectories();
 
 function runChild(...args: string[]): Promise<string> {
   return run(process.execPath, ["--import", "tsx", child, ...args], { timeout: 30_000 }).then(({ stdout }) => stdout.trim());
@@ -48,12 +41,6 @@ async function runTogether(count: number, ...args: string[]): Promise<string[]> 
   expect(codes.map(([code]) => code)).toEqual(children.map(() => 0));
   return outputs.map((o) => o.text());
 }
-
-let directory: string | undefined;
-afterEach(async () => {
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-  directory = undefined;
-});
 
 describe("machine-to-machine and concurrency", () => {
   it("client_credentials with a client secret, no person involved", async () => {
@@ -95,8 +82,7 @@ describe("machine-to-machine and concurrency", () => {
 
   it("a token file written by one process serves another without a new grant; mode 0600", async () => {
     const { as, mcp } = await setup();
-    directory = await mkdtemp(join(tmpdir(), "mcp-tokens-"));
-    const file = join(directory, "tokens.json");
+    const file = join(await tempDirectory(), "tokens.json");
     expect(await runChild(file, mcp.url, "client_credentials", "machine", MACHINE.client_secret)).toContain("from");
     expect(await runChild(file, mcp.url, "client_credentials", "machine", MACHINE.client_secret)).toContain("from");
     expect(as.grants).toEqual(["client_credentials"]);
@@ -105,8 +91,7 @@ describe("machine-to-machine and concurrency", () => {
 
   it("two processes finding the shared token expired at once refresh it once (rotation-safe)", async () => {
     const { as, mcp } = await setup();
-    directory = await mkdtemp(join(tmpdir(), "mcp-tokens-"));
-    const file = join(directory, "tokens.json");
+    const file = join(await tempDirectory(), "tokens.json");
     const store = fileTokenStore(file);
     const person = async (url: URL) => void (await browse(url));
     const client = await connect({ url: mcp.url, auth: oauth({ store, loopback: true, onAuthorizationUrl: person }) });

@@ -7,11 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { AuthorizationError, AuthRequiredError, connect, memoryTokenStore, oauth, type OAuthEvent, type OAuthOptions } from "../../src/index.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { browse, startAuthorizationServer } from "./fixtures/authorization-server.js";
-import { startProtectedServer } from "./fixtures/protected-server.js";
+import { browse } from "./fixtures/authorization-server.js";
+import { MACHINE_CLIENT, startProtectedPair } from "./fixtures/setup.js";
 
 const track = closeAfterEach();
-const MACHINE = { client_id: "machine", client_secret: "machine-secret-value-123", grant_types: ["client_credentials"], redirect_uris: [], response_types: [], token_endpoint_auth_method: "client_secret_basic" };
 
 /** A fetch that records every secret the OAuth exchange carries, both ways. */
 function recordingFetch(secrets: Set<string>): typeof fetch {
@@ -44,10 +43,7 @@ function everything(error: unknown, events: OAuthEvent[], reported: Error[]): st
 
 describe("secrets stay out of errors and events", () => {
   it("a full authorization, then a revoked refresh token meeting a headless provider", async () => {
-    let issuer = "";
-    const mcp = track(await startProtectedServer("streamable-http", () => issuer));
-    const as = track(await startAuthorizationServer({ resource: mcp.resource }));
-    issuer = as.issuer;
+    const { as, mcp } = await startProtectedPair(track);
     const secrets = new Set<string>();
     const events: OAuthEvent[] = [];
     const store = memoryTokenStore();
@@ -67,11 +63,8 @@ describe("secrets stay out of errors and events", () => {
   });
 
   it("a wrong client secret: the token endpoint's refusal names the server, not the secret", async () => {
-    let issuer = "";
-    const mcp = track(await startProtectedServer("streamable-http", () => issuer));
-    const as = track(await startAuthorizationServer({ resource: mcp.resource, clients: [MACHINE] }));
-    issuer = as.issuer;
-    const secrets = new Set<string>(["not-the-machine-secret"]);
+    const { as, mcp } = await startProtectedPair(track);
+    const secrets = new Set<string>(["not-the-machine-secret", MACHINE_CLIENT.client_secret]);
     const events: OAuthEvent[] = [];
     const auth = oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "machine", clientSecret: "not-the-machine-secret", fetch: recordingFetch(secrets), onEvent: (e) => events.push(e) });
     const failure = await connect({ url: mcp.url, auth }).catch((error: unknown) => error);

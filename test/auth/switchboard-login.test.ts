@@ -4,31 +4,24 @@
  * login` authorizes it through the loopback listener into the token file; a restart brings it up;
  * `logout` forgets it. And the config checks of the `oauth` and `auth` fields.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { ConfigError, oauth, parseConfig, Switchboard } from "../../src/index.js";
 import { waitFor } from "../helpers/processes.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { browse, startAuthorizationServer } from "./fixtures/authorization-server.js";
-import { startProtectedServer } from "./fixtures/protected-server.js";
+import { browse } from "./fixtures/authorization-server.js";
+import { startProtectedPair, temporaryDirectories } from "./fixtures/setup.js";
 
 const track = closeAfterEach();
-let directory: string | undefined;
-afterEach(async () => {
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-  directory = undefined;
-});
+const tempDirectory = temporaryDirectories();
 
 describe("OAuth in a Switchboard and the CLI", () => {
   it("down with 'authorization required' until `login`, then up after a restart; `logout` forgets", async () => {
-    let issuer = "";
-    const mcp = track(await startProtectedServer("streamable-http", () => issuer));
-    const as = track(await startAuthorizationServer({ resource: mcp.resource }));
-    issuer = as.issuer;
-    directory = await mkdtemp(join(tmpdir(), "mcp-login-"));
+    const { as, mcp } = await startProtectedPair(track);
+    const issuer = as.issuer;
+    const directory = await tempDirectory();
     const config = join(directory, "mcp.json");
     await writeFile(config, JSON.stringify({ mcpServers: { docs: { url: mcp.url, oauth: { tokenFile: "./tokens.json", clientName: "login test" } } } }));
 
@@ -66,8 +59,7 @@ describe("OAuth in a Switchboard and the CLI", () => {
   });
 
   it("login refuses a stdio server and one without an oauth entry, naming it", async () => {
-    directory = await mkdtemp(join(tmpdir(), "mcp-login-"));
-    const config = join(directory, "mcp.json");
+    const config = join(await tempDirectory(), "mcp.json");
     await writeFile(config, JSON.stringify({ mcpServers: { local: { command: "node" }, plain: { url: "https://mcp.example.com/mcp" } } }));
     const err: string[] = [];
     const io = { out: () => {}, err: (line: string) => void err.push(line) };

@@ -1,26 +1,19 @@
 /** The token stores: one entry per (server, issuer), exclusive updates, and the file store's safety. */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthorizationError, fileTokenStore, memoryTokenStore, type StoredAuth, type TokenStore } from "../../src/index.js";
+import { temporaryDirectories } from "./fixtures/setup.js";
 
 const run = promisify(execFile);
 const SERVER = "https://mcp.example.com/mcp";
 const entry = (accessToken: string): StoredAuth => ({ tokens: { accessToken, tokenType: "bearer", obtainedAt: 1 }, updatedAt: 0 });
 
-let directory: string | undefined;
-async function tempFile(): Promise<string> {
-  directory = await mkdtemp(join(tmpdir(), "mcp-store-"));
-  return join(directory, "nested", "tokens.json");
-}
-afterEach(async () => {
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-  directory = undefined;
-});
+const tempDirectory = temporaryDirectories();
+const tempFile = async () => join(await tempDirectory(), "nested", "tokens.json");
 
 describe.each([
   ["memoryTokenStore", async () => memoryTokenStore()],

@@ -6,17 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { connect, memoryTokenStore, oauth } from "../../src/index.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { startAuthorizationServer } from "./fixtures/authorization-server.js";
-import { startProtectedServer, type ProtectedKind } from "./fixtures/protected-server.js";
+import type { ProtectedKind } from "./fixtures/protected-server.js";
+import { MACHINE_CLIENT as MACHINE, startProtectedPair } from "./fixtures/setup.js";
 
 const track = closeAfterEach();
-const MACHINE = { client_id: "machine", client_secret: "machine-secret-value", grant_types: ["client_credentials"], redirect_uris: [], response_types: [], token_endpoint_auth_method: "client_secret_basic" };
 
 async function authorizedOver(kind: ProtectedKind) {
-  let issuer = "";
-  const mcp = track(await startProtectedServer(kind, () => issuer));
-  const as = track(await startAuthorizationServer({ resource: mcp.resource, clients: [MACHINE] }));
-  issuer = as.issuer;
+  const { as, mcp } = await startProtectedPair(track, kind);
   const auth = oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "machine", clientSecret: MACHINE.client_secret });
   const client = track(await connect({ url: mcp.url, type: kind, auth }));
   return { mcp, as, client };
