@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import { isAuthProvider, type AuthChallenge, type AuthProvider } from "../auth/provider.js";
 import { lowerCaseNames, type AuthOption } from "./auth.js";
-import { headerValue } from "./http-client.js";
+import { headerValue, httpRequest, type HttpRequestOptions } from "./http-client.js";
 
 export const MAX_AUTH_ROUNDS = 3;
 
@@ -28,10 +28,19 @@ export function withAuth(headers: Record<string, string>, auth: Record<string, s
 }
 
 /**
+ * `httpRequest` with the auth of `auth` for the endpoint `server`: what the transports call at each
+ * request point. No auth or a static token (in `options.headers` already) is a plain httpRequest.
+ */
+export function authorizedRequest(auth: AuthOption | undefined, server: URL, options: HttpRequestOptions): Promise<IncomingMessage> {
+  if (auth === undefined || (typeof auth === "object" && "token" in auth)) return httpRequest(options);
+  return sendWithAuth(auth, server, options.url, options.method, (added) => httpRequest({ ...options, headers: withAuth(options.headers, added) }));
+}
+
+/**
  * Sends one request with its auth headers (`send` merges them into the rest); with a provider, acts
  * on refusals as described above. Resolves with the final response, whatever its status.
  */
-export function sendWithAuth(
+function sendWithAuth(
   auth: AuthOption | undefined,
   server: URL,
   url: URL,

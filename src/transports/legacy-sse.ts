@@ -8,7 +8,7 @@ import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { fixedHeaders, type AuthOption } from "./auth.js";
-import { sendWithAuth, withAuth } from "./http-auth.js";
+import { authorizedRequest } from "./http-auth.js";
 import { createAgent, httpRequest, httpStatusError, readBodySample } from "./http-client.js";
 import type { SendOptions, Transport, TransportSink } from "./transport.js";
 
@@ -40,10 +40,13 @@ export class LegacySseTransport implements Transport {
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const headers = { ...fixedHeaders(this.options.headers, this.options.auth), accept: "text/event-stream" };
-    const response = await sendWithAuth(this.options.auth, this.url, this.url, "GET", (auth) =>
-      httpRequest({ method: "GET", url: this.url, headers: withAuth(headers, auth), signal: this.streamAbort.signal, agent: this.agent }),
-    );
+    const response = await authorizedRequest(this.options.auth, this.url, {
+      method: "GET",
+      url: this.url,
+      headers: { ...fixedHeaders(this.options.headers, this.options.auth), accept: "text/event-stream" },
+      signal: this.streamAbort.signal,
+      agent: this.agent,
+    });
     if (response.statusCode !== 200) {
       const body = await readBodySample(response);
       this.agent.destroy();
@@ -102,12 +105,14 @@ export class LegacySseTransport implements Transport {
 
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     if (this.closed || !this.endpoint) throw new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false });
-    const endpoint = this.endpoint;
-    const headers = { ...fixedHeaders(this.options.headers, this.options.auth), ...options.headers, "content-type": "application/json" };
-    const body = JSON.stringify(message);
-    const response = await sendWithAuth(this.options.auth, this.url, endpoint, "POST", (auth) =>
-      httpRequest({ method: "POST", url: endpoint, headers: withAuth(headers, auth), body, signal: options.signal, agent: this.agent }),
-    );
+    const response = await authorizedRequest(this.options.auth, this.url, {
+      method: "POST",
+      url: this.endpoint,
+      headers: { ...fixedHeaders(this.options.headers, this.options.auth), ...options.headers, "content-type": "application/json" },
+      body: JSON.stringify(message),
+      signal: options.signal,
+      agent: this.agent,
+    });
     const status = response.statusCode ?? 0;
     if (status >= 400) throw httpStatusError("POST", this.endpoint, status, await readBodySample(response), status >= 500);
     response.resume();

@@ -17,7 +17,7 @@ import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
 import { fixedHeaders, type AuthOption } from "./auth.js";
-import { requestAuthHeaders, sendWithAuth, withAuth } from "./http-auth.js";
+import { authorizedRequest } from "./http-auth.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { sleep } from "../util/timers.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
@@ -132,10 +132,7 @@ export class StreamableHttpTransport implements Transport {
     const requestId = requestIdOf(message);
     const sentSession = this.sessionId;
     const headers = this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
-    const body = JSON.stringify(message);
-    const response = await sendWithAuth(this.options.auth, this.url, this.url, "POST", (auth) =>
-      httpRequest({ method: "POST", url: this.url, headers: withAuth(headers, auth), body, signal, agent: this.agent }),
-    );
+    const response = await authorizedRequest(this.options.auth, this.url, { method: "POST", url: this.url, headers, body: JSON.stringify(message), signal, agent: this.agent });
     this.captureSession(response);
     const status = response.statusCode ?? 0;
     if (status === 202 || status === 204) {
@@ -217,7 +214,7 @@ export class StreamableHttpTransport implements Transport {
 
   private async resume(state: StreamState, signal: AbortSignal): Promise<IncomingMessage | undefined> {
     const headers = this.headers({ accept: "text/event-stream", "last-event-id": state.lastEventId! });
-    const response = await sendWithAuth(this.options.auth, this.url, this.url, "GET", (auth) => httpRequest({ method: "GET", url: this.url, headers: withAuth(headers, auth), signal, agent: this.agent }));
+    const response = await authorizedRequest(this.options.auth, this.url, { method: "GET", url: this.url, headers, signal, agent: this.agent });
     const status = response.statusCode ?? 0;
     if (status !== 200) {
       const body = await readBodySample(response);
@@ -299,10 +296,7 @@ export class StreamableHttpTransport implements Transport {
     const extra: Record<string, string> = { accept: "text/event-stream" };
     if (state.lastEventId !== undefined) extra["last-event-id"] = state.lastEventId;
     try {
-      const headers = this.headers(extra);
-      const response = await sendWithAuth(this.options.auth, this.url, this.url, "GET", (auth) =>
-        httpRequest({ method: "GET", url: this.url, headers: withAuth(headers, auth), signal: exchange.signal, agent: this.agent }),
-      );
+      const response = await authorizedRequest(this.options.auth, this.url, { method: "GET", url: this.url, headers: this.headers(extra), signal: exchange.signal, agent: this.agent });
       const status = response.statusCode ?? 0;
       if (status === 405) {
         response.resume();
@@ -377,9 +371,7 @@ export class StreamableHttpTransport implements Transport {
     this.inflight.clear();
     if (this.sessionId !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
-      const auth = await Promise.resolve(requestAuthHeaders(this.options.auth, this.url, this.url, "DELETE")).catch(() => ({}) as Record<string, string>);
-      const headers = withAuth(this.headers({}), auth);
-      await httpRequest({ method: "DELETE", url: this.url, headers, agent: this.agent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
+      await authorizedRequest(this.options.auth, this.url, { method: "DELETE", url: this.url, headers: this.headers({}), agent: this.agent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
         .then((response) => response.resume())
         .catch(() => {});
       this.sessionId = undefined;
