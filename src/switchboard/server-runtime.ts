@@ -3,6 +3,7 @@
  * actor round trip: the current client, its health, its concurrency limiter and circuit breaker, and the
  * callers waiting for it to come (back) up. The server's child actor drives it through `work`.
  */
+import { AuthRequiredError } from "../auth/errors.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
 import type { ClientOptions } from "../client/options.js";
@@ -88,6 +89,7 @@ export class ServerRuntime {
       return () => client.off("close", onClose);
     },
     stop: () => this.stopClient(),
+    // Restarting cannot grant consent: a server that needs authorization stays down until it has it.
   };
 
   private async startClient(): Promise<void> {
@@ -113,8 +115,19 @@ export class ServerRuntime {
     } catch (error) {
       if (this.client === client) await this.closeClient();
       else await client.close().catch(() => {});
-      throw error;
+      throw error instanceof AuthRequiredError ? this.authorizationRequired(error) : error;
     }
+  }
+
+  /** The same error, saying which server and what to run (the `down` reason reads it). */
+  private authorizationRequired(error: AuthRequiredError): AuthRequiredError {
+    return new AuthRequiredError(`authorization required: server "${this.name}" (${error.url}) needs a person to authorize it; run \`mcp-switchboard login ${this.name}\``, {
+      url: error.url,
+      authorizationUrl: error.authorizationUrl,
+      state: error.state,
+      server: this.name,
+      cause: error,
+    });
   }
 
   /** Closes the client and waits until every client this server closed is gone (processes ended). */
@@ -163,7 +176,7 @@ export class ServerRuntime {
     this.state = "down";
     this.downReason = reason;
     if (error) this.lastError = error;
-    const failure = new TransportError(`server "${this.name}" is down: ${reason}${error ? ` (last error: ${error.message})` : ""}`, {
+    const failure = new TransportError(`server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`, {
       cause: error,
       delivered: false,
       server: this.name,

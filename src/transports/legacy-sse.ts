@@ -7,14 +7,15 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import { fixedHeaders, type AuthOption } from "./auth.js";
+import { authorizedRequest } from "./http-auth.js";
 import { createAgent, httpRequest, httpStatusError, readBodySample } from "./http-client.js";
 import type { SendOptions, Transport, TransportSink } from "./transport.js";
 
 export interface LegacySseOptions {
   url: string | URL;
   headers?: Record<string, string>;
-  /** A bearer token, or a function returning headers (called for each request). */
+  /** A bearer token, a function returning headers (called for each request), or an AuthProvider such as oauth(). */
   auth?: AuthOption;
   /** How long to wait for the `endpoint` event (default 10000 ms). */
   endpointTimeoutMs?: number;
@@ -39,10 +40,10 @@ export class LegacySseTransport implements Transport {
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const response = await httpRequest({
+    const response = await authorizedRequest(this.options.auth, this.url, {
       method: "GET",
       url: this.url,
-      headers: { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)), accept: "text/event-stream" },
+      headers: { ...fixedHeaders(this.options.headers, this.options.auth), accept: "text/event-stream" },
       signal: this.streamAbort.signal,
       agent: this.agent,
     });
@@ -104,10 +105,10 @@ export class LegacySseTransport implements Transport {
 
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     if (this.closed || !this.endpoint) throw new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false });
-    const response = await httpRequest({
+    const response = await authorizedRequest(this.options.auth, this.url, {
       method: "POST",
       url: this.endpoint,
-      headers: { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)), ...options.headers, "content-type": "application/json" },
+      headers: { ...fixedHeaders(this.options.headers, this.options.auth), ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(message),
       signal: options.signal,
       agent: this.agent,

@@ -16,7 +16,8 @@ import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc
 import { FramingError } from "../framing/errors.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import { fixedHeaders, type AuthOption } from "./auth.js";
+import { authorizedRequest } from "./http-auth.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { sleep } from "../util/timers.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
@@ -27,7 +28,7 @@ export interface StreamableHttpOptions {
   url: string | URL;
   /** Sent with every request. */
   headers?: Record<string, string>;
-  /** A bearer token, or a function returning headers (called per request: tokens may rotate). */
+  /** A bearer token, a function returning headers (called per request: tokens may rotate), or an AuthProvider such as oauth(). */
   auth?: AuthOption;
   /** Resume attempts for one broken stream (default 5). */
   maxResumeAttempts?: number;
@@ -70,8 +71,7 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
     this.agent = createAgent(this.url, options.maxSockets);
-    this.fixedHeaders = lowerCaseNames(options.headers);
-    if (options.auth !== undefined && typeof options.auth !== "function") this.fixedHeaders.authorization = `Bearer ${options.auth.token}`;
+    this.fixedHeaders = fixedHeaders(options.headers, options.auth);
   }
 
   async start(sink: TransportSink): Promise<void> {
@@ -131,8 +131,8 @@ export class StreamableHttpTransport implements Transport {
   private async post(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {
     const requestId = requestIdOf(message);
     const sentSession = this.sessionId;
-    const headers = await this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
-    const response = await httpRequest({ method: "POST", url: this.url, headers, body: JSON.stringify(message), signal, agent: this.agent });
+    const headers = this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
+    const response = await authorizedRequest(this.options.auth, this.url, { method: "POST", url: this.url, headers, body: JSON.stringify(message), signal, agent: this.agent });
     this.captureSession(response);
     const status = response.statusCode ?? 0;
     if (status === 202 || status === 204) {
@@ -213,8 +213,8 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private async resume(state: StreamState, signal: AbortSignal): Promise<IncomingMessage | undefined> {
-    const headers = await this.headers({ accept: "text/event-stream", "last-event-id": state.lastEventId! });
-    const response = await httpRequest({ method: "GET", url: this.url, headers, signal, agent: this.agent });
+    const headers = this.headers({ accept: "text/event-stream", "last-event-id": state.lastEventId! });
+    const response = await authorizedRequest(this.options.auth, this.url, { method: "GET", url: this.url, headers, signal, agent: this.agent });
     const status = response.statusCode ?? 0;
     if (status !== 200) {
       const body = await readBodySample(response);
@@ -296,7 +296,7 @@ export class StreamableHttpTransport implements Transport {
     const extra: Record<string, string> = { accept: "text/event-stream" };
     if (state.lastEventId !== undefined) extra["last-event-id"] = state.lastEventId;
     try {
-      const response = await httpRequest({ method: "GET", url: this.url, headers: await this.headers(extra), signal: exchange.signal, agent: this.agent });
+      const response = await authorizedRequest(this.options.auth, this.url, { method: "GET", url: this.url, headers: this.headers(extra), signal: exchange.signal, agent: this.agent });
       const status = response.statusCode ?? 0;
       if (status === 405) {
         response.resume();
@@ -343,10 +343,9 @@ export class StreamableHttpTransport implements Transport {
     return Math.min(maxMs, initialMs * 2 ** attempt);
   }
 
-  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
+  /** Every header but the per-request auth ones (sendWithAuth adds those). */
+  private headers(extra: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { ...this.fixedHeaders };
-    const auth = this.options.auth;
-    if (typeof auth === "function") Object.assign(headers, await authHeaders(auth));
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
     if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
     // `extra` comes from this file and from the dialects, whose header names are lower case already.
@@ -372,8 +371,7 @@ export class StreamableHttpTransport implements Transport {
     this.inflight.clear();
     if (this.sessionId !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
-      const headers = await this.headers({}).catch(() => ({}) as Record<string, string>);
-      await httpRequest({ method: "DELETE", url: this.url, headers, agent: this.agent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
+      await authorizedRequest(this.options.auth, this.url, { method: "DELETE", url: this.url, headers: this.headers({}), agent: this.agent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
         .then((response) => response.resume())
         .catch(() => {});
       this.sessionId = undefined;

@@ -8,13 +8,15 @@ import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import type { IncomingMessage } from "node:http";
+import { fixedHeaders, type AuthOption } from "./auth.js";
+import { requestAuthHeaders, retryAfterRefusal } from "./http-auth.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
   url: string | URL;
   headers?: Record<string, string>;
-  /** A bearer token, or a function returning headers (called once, for the handshake). */
+  /** A bearer token, a function returning headers, or an AuthProvider such as oauth() (asked once per handshake). */
   auth?: AuthOption;
   /** Default 15000 ms; 0 turns keep-alive off. */
   pingIntervalMs?: number;
@@ -43,14 +45,26 @@ export class WebSocketTransport implements Transport {
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const headers = { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)) };
+    // An AuthProvider may answer a refused upgrade (401/403) by authorizing; the handshake is then tried again.
+    for (let round = 0; ; round++) {
+      const auth = await requestAuthHeaders(this.options.auth, this.url, this.url, "GET");
+      const headers = { ...fixedHeaders(this.options.headers, this.options.auth), ...auth };
+      const refused = await this.handshake(headers);
+      if (refused === undefined) return;
+      if (!(await retryAfterRefusal(this.options.auth, refused.response, this.url, this.url, "GET", headers.authorization, round))) throw refused.error;
+    }
+  }
+
+  /** One upgrade attempt: resolves when open, or with the HTTP refusal; rejects on other failures. */
+  private handshake(headers: Record<string, string>): Promise<{ response: IncomingMessage; error: TransportError } | undefined> {
     const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
     this.socket = socket;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       socket.once("unexpected-response", (_request, response) => {
         const status = response.statusCode ?? 0;
         response.resume();
-        reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }));
+        // The refusal's headers are all an AuthProvider reads (start() decides whether to try again).
+        resolve({ response, error: new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }) });
         socket.terminate();
       });
       // Before 'open' any error fails the connect (the promise ignores one after it settled).
@@ -73,7 +87,7 @@ export class WebSocketTransport implements Transport {
         });
         socket.once("close", (code, reason) => this.onClose(code, reason.toString()));
         this.startKeepAlive();
-        resolve();
+        resolve(undefined);
       });
     });
   }
