@@ -22,6 +22,7 @@ export {
   ConnectionClosedError,
   SessionExpiredError,
   StreamLostError,
+  MessageTooLargeError,
   RequestTimeoutError,
   RequestCancelledError,
   ProtocolError,

@@ -262,6 +262,9 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
       sessionExpired: (error) => {
         if (this.transport === transport && this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
       },
+      failed: (id, error) => {
+        if (this.transport === transport) this.table.reject(id, error);
+      },
     };
   }
 
@@ -376,6 +379,8 @@ export class Connection extends EventEmitter<ConnectionEvents> implements Wire {
   }
 
   private cancelSent(entry: PendingRequest, reason: string): void {
+    // Whatever the era, the transport lets go of the exchange (HTTP: the POST and its socket).
+    this.transport.abandon?.(entry.id);
     if (entry.exchange !== undefined) {
       entry.exchange.abort(reason);
       return;

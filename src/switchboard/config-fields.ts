@@ -69,6 +69,7 @@ export const SERVER_FIELDS: FieldTable = {
   circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS } },
   protocol: { check: { kind: "string", nonEmpty: true } },
   autoListen: { check: { kind: "boolean" } },
+  maxMessageBytes: { check: { kind: "integer", min: 1 } },
 };
 
 /**

@@ -2,13 +2,18 @@
  * MCP over WebSocket (subprotocol `mcp`): one JSON-RPC message per text frame. A ping every
  * `pingIntervalMs` and a `pongTimeoutMs` deadline find dead peers that TCP would not report for
  * minutes; close codes become messages that say what happened.
+ *
+ * `maxMessageBytes` is ws's `maxPayload` (after decompression too): a larger frame is refused while it
+ * arrives. A frame cannot be skipped and the stream resynchronised, so the connection closes (1009),
+ * every pending request fails with an error naming the limit, and a supervisor reconnects.
  */
 import WebSocket from "ws";
-import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
+import { ConnectionClosedError, TransportError, type MessageTooLargeError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError } from "../framing/errors.js";
+import { FramingError, sampleJson } from "../framing/errors.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
 import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import { messageLimit, messageTooLarge } from "./message-limit.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
@@ -22,6 +27,8 @@ export interface WebSocketOptions {
   pongTimeoutMs?: number;
   /** Default 10000 ms. */
   handshakeTimeoutMs?: number;
+  /** The largest frame the server may send (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export class WebSocketTransport implements Transport {
@@ -35,22 +42,28 @@ export class WebSocketTransport implements Transport {
   private closing = false;
   private corked = false;
   private closed: Promise<void> | undefined;
+  private readonly maxMessageBytes: number;
+  /** Set when the server sent a frame over the limit: the reason the connection closes. */
+  private tooLarge: MessageTooLargeError | undefined;
 
   constructor(private readonly options: WebSocketOptions) {
     this.url = new URL(options.url);
     this.identity = `ws:${this.url.origin}${this.url.pathname}`;
+    this.maxMessageBytes = messageLimit(options.maxMessageBytes);
   }
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
     const headers = { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)) };
-    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
+    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000, maxPayload: this.maxMessageBytes });
     this.socket = socket;
     return new Promise<void>((resolve, reject) => {
       socket.once("unexpected-response", (_request, response) => {
         const status = response.statusCode ?? 0;
-        response.resume();
-        reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }));
+        const location = response.headers.location;
+        response.destroy();
+        const redirect = location ? ` (a redirect to ${location}; connect to that URL instead: a handshake is not followed across redirects)` : "";
+        reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}${redirect}`, { url: this.url.href, status, delivered: false }));
         socket.terminate();
       });
       // Before 'open' any error fails the connect (the promise ignores one after it settled).
@@ -65,7 +78,12 @@ export class WebSocketTransport implements Transport {
         }
         // Socket errors after the handshake are followed by 'close', which reports them; without a
         // listener, ws would throw them instead.
-        socket.on("error", (error) => this.sink?.error(error));
+        socket.on("error", (error: Error & { code?: string }) => {
+          if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+            this.tooLarge = messageTooLarge(`WebSocket ${this.url.href}`, this.maxMessageBytes + 1, this.maxMessageBytes, { url: this.url.href, cause: error });
+            this.sink?.error(this.tooLarge);
+          } else this.sink?.error(error);
+        });
         socket.on("message", (data, isBinary) => this.onFrame(data, isBinary));
         socket.on("pong", () => {
           clearTimeout(this.pongTimer);
@@ -82,7 +100,7 @@ export class WebSocketTransport implements Transport {
     const decoded = decodeWsFrame(data, isBinary);
     if (!decoded.ok) return this.sink?.error(decoded.error);
     if (classifyMessage(decoded.value) === undefined) {
-      return this.sink?.error(new FramingError("WebSocket frame is not a JSON-RPC 2.0 message; ignored", JSON.stringify(decoded.value).slice(0, 200)));
+      return this.sink?.error(new FramingError("WebSocket frame is not a JSON-RPC 2.0 message; ignored", sampleJson(decoded.value)));
     }
     this.sink?.message(decoded.value as JsonRpcMessage);
   }
@@ -117,6 +135,10 @@ export class WebSocketTransport implements Transport {
     this.sink = undefined;
     if (this.closing) {
       sink?.close();
+      return;
+    }
+    if (this.tooLarge) {
+      sink?.close(new ConnectionClosedError(`${this.tooLarge.message} The connection was closed (a frame cannot be skipped).`, { url: this.url.href, delivered: true, cause: this.tooLarge }));
       return;
     }
     sink?.close(new ConnectionClosedError(`WebSocket ${this.url.href}: ${describeCloseCode(code, reason)}`, { url: this.url.href, delivered: true }));
