@@ -8,14 +8,14 @@
  */
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError, sampleOf } from "../framing/errors.js";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
 import { OversizeFrameError } from "../framing/oversize.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { createAgent, discard, httpExchange, httpStatusError, readBodySample, type HttpRequestOptions } from "./http-client.js";
 import { Exchanges } from "./exchanges.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
+import { deliver } from "./deliver.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface LegacySseOptions {
@@ -107,10 +107,7 @@ export class LegacySseTransport implements Transport {
           if (event.event !== undefined && event.event !== "message") return;
           const parsed = parseEventData(event);
           if (!parsed.ok) return this.sink?.error(parsed.error);
-          if (classifyMessage(parsed.value) === undefined) {
-            return this.sink?.error(new FramingError("Event data is not a JSON-RPC 2.0 message; ignored", sampleOf(event.data)));
-          }
-          this.sink?.message(parsed.value as JsonRpcMessage);
+          deliver(this.sink, parsed.value, `The event stream at ${this.url.href}`);
         },
         onError: (error) => {
           if (error instanceof OversizeFrameError) {

@@ -11,8 +11,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { ConnectionClosedError, TransportError, type McpError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError, sampleJson } from "../framing/errors.js";
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import { OversizeFrameError } from "../framing/oversize.js";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
@@ -20,6 +19,7 @@ import { POSIX_GROUPS, reapGroup, stopTree, type StopTimes } from "./process-tre
 import { minimalEnvironment } from "./stdio-env.js";
 import { track, untrack } from "./stdio-reaper.js";
 import { StderrTail } from "./stderr-tail.js";
+import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface StdioTarget {
@@ -107,12 +107,7 @@ export class StdioTransport implements Transport {
     const decoder = new NdjsonDecoder({
       maxFrameBytes: this.maxMessageBytes,
       onValue: (value) => {
-        if (this.child !== child) return;
-        if (classifyMessage(value) === undefined) {
-          this.sink?.error(new FramingError("Server wrote JSON that is not a JSON-RPC 2.0 message; ignored", sampleJson(value)));
-          return;
-        }
-        this.sink?.message(value as JsonRpcMessage);
+        if (this.child === child) deliver(this.sink, value, where);
       },
       onError: (error) => {
         if (this.child !== child) return;

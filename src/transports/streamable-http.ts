@@ -13,8 +13,8 @@
 import { setMaxListeners } from "node:events";
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError, sampleJson } from "../framing/errors.js";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
+import { FramingError, sampleOf } from "../framing/errors.js";
 import type { OversizeFrameError } from "../framing/oversize.js";
 import type { BackoffPolicy } from "../util/backoff.js";
 import {
@@ -31,7 +31,9 @@ import {
   readBodySample,
   type HttpRequestOptions,
 } from "./http-client.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import type { AuthOption } from "./auth.js";
+import { HttpSession } from "./http-session.js";
+import { answers, deliver } from "./deliver.js";
 import { Exchanges } from "./exchanges.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
@@ -72,18 +74,14 @@ export class StreamableHttpTransport implements Transport {
   /** Where requests go: `url`, or where a same-origin redirect sent them. */
   endpoint: URL;
   readonly identity: string;
-  sessionId: string | undefined;
-  private protocolVersion: string | undefined;
   private abortCancels = false;
-  private stateless = false;
   private sink: TransportSink | undefined;
   private readonly agent: Agent;
   private readonly sideAgent: Agent;
   private readonly options: StreamableHttpOptions;
   private readonly maxMessageBytes: number;
   private readonly backoff: BackoffPolicy;
-  /** The headers that never change: the caller's, and a static bearer token, lower-cased once. */
-  private readonly fixedHeaders: Record<string, string>;
+  private readonly session: HttpSession;
   /** The HTTP request now carrying each pending request (see exchanges.ts). */
   readonly exchanges = new Exchanges();
   /** Every GET stream in flight, so close() can abort them all. */
@@ -103,8 +101,7 @@ export class StreamableHttpTransport implements Transport {
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
     const { initialMs, maxMs } = options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
-    this.fixedHeaders = lowerCaseNames(options.headers);
-    if (options.auth !== undefined && typeof options.auth !== "function") this.fixedHeaders.authorization = `Bearer ${options.auth.token}`;
+    this.session = new HttpSession(options.headers, options.auth);
   }
 
   async start(sink: TransportSink): Promise<void> {
@@ -113,11 +110,16 @@ export class StreamableHttpTransport implements Transport {
   }
 
   setProtocolVersion(version: string): void {
-    this.protocolVersion = version;
+    this.session.protocolVersion = version;
+  }
+
+  /** HTTP: the current Mcp-Session-Id, if any. */
+  get sessionId(): string | undefined {
+    return this.session.id;
   }
 
   resetSession(): void {
-    this.sessionId = undefined;
+    this.session.id = undefined;
   }
 
   cancelsByAbort(): boolean {
@@ -135,9 +137,9 @@ export class StreamableHttpTransport implements Transport {
 
   /** The 2026 era: no sessions (nothing stored, sent or DELETEd) and cancellation by abort. */
   enterStatelessEra(): void {
-    this.stateless = true;
+    this.session.stateless = true;
     this.abortCancels = true;
-    this.sessionId = undefined;
+    this.session.id = undefined;
   }
 
   /**
@@ -178,14 +180,14 @@ export class StreamableHttpTransport implements Transport {
     const requestId = requestIdOf(message);
     if (requestId !== undefined) this.exchanges.open(requestId);
     try {
-      const sentSession = this.sessionId;
-      const headers = await this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
+      const sentSession = this.session.id;
+      const headers = await this.session.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
       const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, agent: this.agent };
       if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
       else Object.assign(request, { agent: this.sideAgent, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
       let response = await httpRequest(request);
       if (isRedirect(response.statusCode)) response = await followRedirects(response, request).then((final) => (this.moved(final.url), final.response));
-      this.captureSession(response);
+      this.session.capture(response);
       const status = response.statusCode ?? 0;
       const url = this.endpoint;
       if (status === 202 || status === 204) return discard(response);
@@ -205,8 +207,18 @@ export class StreamableHttpTransport implements Transport {
         throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
       }
       const type = headerValue(response, "content-type") ?? "";
-      if (type.includes("text/event-stream")) return await this.readPostStream(response, requestId, options.resumable !== false, signal);
-      if (type.includes("application/json")) return this.deliverJson(await readBody(response, this.maxMessageBytes, "POST", url));
+      if (type.includes("text/event-stream")) {
+        // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
+        if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
+        return await this.readPostStream(response, requestId, options.resumable !== false, signal);
+      }
+      if (type.includes("application/json")) {
+        const body = await readBody(response, this.maxMessageBytes, "POST", url);
+        // The body is the answer: one without it fails the request now, not at its deadline.
+        const problem = this.deliverJson(body, requestId);
+        if (problem !== undefined) throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
+        return;
+      }
       const body = await readBodySample(response);
       if (requestId !== undefined) {
         throw new TransportError(`POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`, {
@@ -238,7 +250,7 @@ export class StreamableHttpTransport implements Transport {
       reopen: (cursor) => this.resume(cursor, requestId!, signal),
       live: () => requestId !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(requestId),
       deliver: (value) => {
-        if (this.deliver(value) && requestId !== undefined && !("method" in (value as object)) && (value as { id?: unknown }).id === requestId) answered = true;
+        if (this.deliver(value) && answers(value, requestId)) answered = true;
       },
     });
     if (end.kind === "oversize") throw end.error;
@@ -252,7 +264,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<IncomingMessage> {
-    const headers = await this.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
+    const headers = await this.session.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
     const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers, signal, agent: this.agent, onRequest: (http) => this.exchanges.keep(requestId, http) };
     const response = await httpExchange(request, this.moved);
     const status = response.statusCode ?? 0;
@@ -274,26 +286,29 @@ export class StreamableHttpTransport implements Transport {
     };
   }
 
-  private deliverJson(body: string): void {
+  /**
+   * Delivers the messages of a JSON reply. For a request, says what is wrong when the body does not
+   * hold its response (undefined when it does); a notification's reply only reports a bad body.
+   */
+  private deliverJson(body: string, requestId: JsonRpcId | undefined): string | undefined {
     let value: unknown;
     try {
       value = JSON.parse(body);
     } catch (error) {
-      this.sink?.error(new FramingError(`${this.endpoint.href} sent a JSON response that does not parse: ${(error as Error).message}`, body.slice(0, 200)));
-      return;
+      const problem = `a JSON body that does not parse (${(error as Error).message})`;
+      if (requestId !== undefined) return problem;
+      this.sink?.error(new FramingError(`${this.endpoint.href} sent ${problem}`, sampleOf(body)));
+      return undefined;
     }
-    if (Array.isArray(value)) for (const item of value) this.deliver(item);
-    else this.deliver(value);
+    let answered = false;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (this.deliver(item) && answers(item, requestId)) answered = true;
+    }
+    return requestId === undefined || answered ? undefined : `JSON that holds no response to request ${String(requestId)}`;
   }
 
-  /** Hands a decoded value to the connection; false (and an error event) when it is not JSON-RPC. */
   private deliver(value: unknown): boolean {
-    if (classifyMessage(value) === undefined) {
-      this.sink?.error(new FramingError(`${this.endpoint.href} sent JSON that is not a JSON-RPC 2.0 message; ignored`, sampleJson(value)));
-      return false;
-    }
-    this.sink?.message(value as JsonRpcMessage);
-    return true;
+    return deliver(this.sink, value, this.endpoint.href);
   }
 
   /**
@@ -327,7 +342,7 @@ export class StreamableHttpTransport implements Transport {
     const extra: Record<string, string> = { accept: "text/event-stream" };
     if (cursor.lastEventId !== undefined) extra["last-event-id"] = cursor.lastEventId;
     try {
-      const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers: await this.headers(extra), signal: exchange.signal, agent: this.agent };
+      const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers: await this.session.headers(extra), signal: exchange.signal, agent: this.agent };
       const response = await httpExchange(request, this.moved);
       const status = response.statusCode ?? 0;
       if (status === 405) {
@@ -348,22 +363,6 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
-  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { ...this.fixedHeaders };
-    const auth = this.options.auth;
-    if (typeof auth === "function") Object.assign(headers, await authHeaders(auth));
-    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
-    if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
-    // `extra` comes from this file and from the dialects, whose header names are lower case already.
-    return Object.assign(headers, extra);
-  }
-
-  private captureSession(response: IncomingMessage): void {
-    if (this.stateless) return;
-    const id = headerValue(response, "mcp-session-id");
-    if (id !== undefined && id !== "") this.sessionId = id;
-  }
-
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -376,13 +375,13 @@ export class StreamableHttpTransport implements Transport {
     for (const exchange of this.inflight) exchange.abort(reason);
     this.inflight.clear();
     this.exchanges.abandonAll();
-    if (this.sessionId !== undefined) {
+    if (this.session.id !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
-      const headers = await this.headers({}).catch(() => ({}) as Record<string, string>);
+      const headers = await this.session.headers({}).catch(() => ({}) as Record<string, string>);
       await httpRequest({ method: "DELETE", url: this.endpoint, headers, agent: this.sideAgent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
         .then(discard)
         .catch(() => {});
-      this.sessionId = undefined;
+      this.session.id = undefined;
     }
     this.agent.destroy();
     this.sideAgent.destroy();

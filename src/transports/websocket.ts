@@ -9,11 +9,11 @@
  */
 import WebSocket from "ws";
 import { ConnectionClosedError, TransportError, type MessageTooLargeError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError, sampleJson } from "../framing/errors.js";
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
 import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
+import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
@@ -99,10 +99,7 @@ export class WebSocketTransport implements Transport {
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
     const decoded = decodeWsFrame(data, isBinary);
     if (!decoded.ok) return this.sink?.error(decoded.error);
-    if (classifyMessage(decoded.value) === undefined) {
-      return this.sink?.error(new FramingError("WebSocket frame is not a JSON-RPC 2.0 message; ignored", sampleJson(decoded.value)));
-    }
-    this.sink?.message(decoded.value as JsonRpcMessage);
+    deliver(this.sink, decoded.value, `WebSocket ${this.url.href}`);
   }
 
   private startKeepAlive(): void {
