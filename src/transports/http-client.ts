@@ -110,14 +110,21 @@ export function readBody(response: IncomingMessage, limit: number, method: strin
 }
 
 /**
- * Lets go of a response whose body does not matter: read to its end when it is small and says so (the
- * socket goes back to the pool), else dropped with its socket (a body that never ends must not hold one).
+ * Lets go of a response whose body does not matter: read to its end (so the socket goes back to the
+ * pool), unless it is, or says it will be, over 64 KiB: then it goes with its socket (a body that never
+ * ends must not hold one).
  */
 export function discard(response: IncomingMessage): void {
-  const length = Number(response.headers["content-length"]);
-  if (response.complete || length <= 65_536) response.resume();
-  else response.destroy();
+  if (Number(response.headers["content-length"]) > DISCARD_LIMIT) return void response.destroy();
+  let bytes = 0;
+  response.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > DISCARD_LIMIT) response.destroy();
+  });
+  response.resume();
 }
+
+const DISCARD_LIMIT = 64 * 1024;
 
 export const MAX_REDIRECTS = 5;
 

@@ -107,6 +107,7 @@ export async function readResumable(first: IncomingMessage, options: ResumableRe
       response = await options.reopen(cursor);
       if (response === undefined) return { kind: "gone" };
     } catch (error) {
+      if (!options.live()) return { kind: "done" }; // abandoned or closed meanwhile: not worth a word
       options.warn(error as Error);
       cause = error as Error;
       response = undefined;

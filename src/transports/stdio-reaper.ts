@@ -46,7 +46,8 @@ const handlers = new Map<ReapedSignal, () => void>(SIGNALS.map((signal) => [sign
 
 function install(): void {
   process.on("exit", killAll);
-  if (POSIX_GROUPS) for (const [signal, handler] of handlers) process.on(signal, handler);
+  // First in line, so an application's `once` listener has not yet removed itself when we count.
+  if (POSIX_GROUPS) for (const [signal, handler] of handlers) process.prependListener(signal, handler);
 }
 
 function uninstall(): void {

@@ -48,6 +48,9 @@ export interface StdioTransportOptions extends StdioTarget {
 }
 
 
+/** How long after its group is gone a server's pipes may stay open before they are let go of. */
+const PIPE_GRACE_MS = 1000;
+
 export class StdioTransport implements Transport {
   readonly kind = "stdio" as const;
   readonly identity: string;
@@ -179,11 +182,21 @@ export class StdioTransport implements Transport {
 
   /**
    * The server process itself exited. Its 'close' waits for the pipes, which a process it started may
-   * hold open: that rest of its group is told to go, which lets 'close' (and the report) come.
+   * hold open: that rest of its group is told to go, which lets 'close' (and the report) come; a holder
+   * outside the group (a daemon) only costs us our ends of the pipes.
    */
   private leaderExited(child: ChildProcess): void {
     if (this.child !== child || this.closing || this.closed) return;
-    void reapGroup(child.pid, this.stopTimes.sigtermMs);
+    void reapGroup(child.pid, this.stopTimes.sigtermMs).then(() => {
+      if (this.child !== child) return;
+      // Still no 'close' a while after the group is gone: a process outside it holds the pipes. Ours
+      // are let go of instead (after the wait, so what the server wrote last is still read).
+      const timer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPE_GRACE_MS);
+      child.once("close", () => clearTimeout(timer));
+    });
   }
 
   private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {

@@ -52,6 +52,17 @@ describe.skipIf(process.platform === "win32")("process groups", () => {
     await waitFor(() => running([leader, child]).length === 0);
   });
 
+  it("a server that exits while a daemon it started (another session) holds its stdout: the exit is still reported", async () => {
+    const client = track(await connect({ command: node, args: [SERVER] }, { protocol: "legacy" }));
+    const daemon = new Promise<number>((resolve) => client.on("log", (l) => resolve(l.data as number)));
+    const closed = new Promise<Error | undefined>((resolve) => client.on("close", resolve));
+    void client.callTool("daemon-exit").catch(() => {});
+    const pid = await daemon;
+    track({ close: async () => void process.kill(pid, "SIGKILL") }); // out of our reach by design: the test ends it
+    expect((await closed)?.message).toMatch(/exited with code 4/);
+    expect(running([pid])).toEqual([pid]);
+  });
+
   for (const how of ["exit", "SIGINT", "SIGTERM"] as const) {
     it(`the parent's ${how === "exit" ? "process.exit()" : how} ends every server group it started`, async () => {
       const app = spawn(node, ["--import", "tsx", PARENT_APP, how === "exit" ? "exit" : "wait"], { stdio: ["ignore", "pipe", "pipe"] });
