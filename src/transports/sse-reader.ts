@@ -21,6 +21,8 @@ export const DEFAULT_MAX_RETRY_MS = 60_000;
 export const RECENT_EVENT_IDS = 1024;
 /** Longer event ids are not used as cursors (they would go out as a header on every resume). */
 export const MAX_EVENT_ID_CHARS = 1024;
+/** What a Last-Event-ID header can carry: visible ASCII and spaces (Node refuses the rest, the server would too). */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
 /** A stream that stayed open this long (ms) counts as progress even without events (a quiet GET stream). */
 const HEALTHY_STREAM_MS = 1000;
 
@@ -172,8 +174,9 @@ function acceptId(cursor: StreamCursor, id: string, options: ResumableReadOption
     cursor.lastEventId = undefined;
     return true;
   }
-  if (id.length > MAX_EVENT_ID_CHARS) {
-    options.warn(new FramingError(`Event id of ${id.length} characters is longer than ${MAX_EVENT_ID_CHARS}; not used to resume the stream`, sampleOf(id)));
+  if (id.length > MAX_EVENT_ID_CHARS || !HEADER_SAFE.test(id)) {
+    const what = id.length > MAX_EVENT_ID_CHARS ? `is longer than ${MAX_EVENT_ID_CHARS}` : "cannot go in a Last-Event-ID header";
+    options.warn(new FramingError(`Event id of ${id.length} characters ${what}; not used to resume the stream`, sampleOf(id)));
     return true;
   }
   return cursor.accept(id);

@@ -165,6 +165,13 @@ describe("the option", () => {
     await expect(connect({ url: "http://127.0.0.1:9/mcp" }, { maxMessageBytes: 0 })).rejects.toThrow(/maxMessageBytes must be a positive integer \(bytes\), got 0/);
   });
 
+  it("is a per-server config field, checked like the others", async () => {
+    const { parseConfig } = await import("../../src/index.js");
+    const config = parseConfig({ mcpServers: { big: { command: "x", maxMessageBytes: 1 << 26 } } }, { file: "mcp.json" });
+    expect(config.servers.big.maxMessageBytes).toBe(1 << 26);
+    expect(() => parseConfig({ mcpServers: { bad: { command: "x", maxMessageBytes: 0 } } }, { file: "mcp.json" })).toThrow(/mcp\.json, server "bad", field "maxMessageBytes"/);
+  });
+
   it("reaches every transport from the Switchboard's per-server config field", async () => {
     const server = track(await startHostileHttp(({ body, res }) => (body?.method === "tools/call" ? (replyJson(res, body.id, { content: [{ type: "text", text: "y".repeat(4096) }] }), true) : false)));
     const { Switchboard } = await import("../../src/index.js");

@@ -110,25 +110,29 @@ describe("replays", () => {
     expect(logs).toEqual(["one", "two"]);
   });
 
-  it("an event id too long to be a cursor is not used (an error event says so); its message still arrives", async () => {
-    const long = "i".repeat(5000);
-    const server = track(
-      await startHostileHttp(({ method, body, res }) => {
-        if (method !== "POST" || body?.method !== "tools/call") return false;
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write(`id: ${long}\n${note("carried")}`, () => setTimeout(() => res.destroy(), 10));
-        return true;
-      }),
-    );
-    const client = track(await connect({ url: server.url }, { protocol: "legacy" }));
-    const logs: unknown[] = [];
-    const errors: Error[] = [];
-    client.on("log", (l) => logs.push(l.data));
-    client.on("error", (e) => errors.push(e));
-    const error = await client.callTool("x", {}, { timeoutMs: 10_000 }).catch((e: unknown) => e);
-    expect(logs).toEqual(["carried"]);
-    expect(errors.some((e) => /Event id of 5000 characters is longer than 1024; not used to resume/.test(e.message))).toBe(true);
-    expect((error as Error).message).toMatch(/the server sent no event ids to resume from/);
-    expect(server.requests.filter((r) => r.headers["last-event-id"] !== undefined)).toHaveLength(0);
-  });
+  for (const [what, id, why] of [
+    ["too long", "i".repeat(5000), /Event id of 5000 characters is longer than 1024; not used to resume/],
+    ["that cannot go in a header", "id-中文-\u0001", /Event id of 7 characters cannot go in a Last-Event-ID header; not used to resume/],
+  ] as const) {
+    it(`an event id ${what} is not used as a cursor (an error event says so); its message still arrives`, async () => {
+      const server = track(
+        await startHostileHttp(({ method, body, res }) => {
+          if (method !== "POST" || body?.method !== "tools/call") return false;
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.write(`id: ${id}\n${note("carried")}`, () => setTimeout(() => res.destroy(), 10));
+          return true;
+        }),
+      );
+      const client = track(await connect({ url: server.url }, { protocol: "legacy" }));
+      const logs: unknown[] = [];
+      const errors: Error[] = [];
+      client.on("log", (l) => logs.push(l.data));
+      client.on("error", (e) => errors.push(e));
+      const error = await client.callTool("x", {}, { timeoutMs: 10_000 }).catch((e: unknown) => e);
+      expect(logs).toEqual(["carried"]);
+      expect(errors.some((e) => why.test(e.message))).toBe(true);
+      expect((error as Error).message).toMatch(/the server sent no event ids to resume from/);
+      expect(server.requests.filter((r) => r.headers["last-event-id"] !== undefined)).toHaveLength(0);
+    });
+  }
 });
