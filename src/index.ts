@@ -34,6 +34,7 @@ export {
   ConnectionClosedError,
   SessionExpiredError,
   StreamLostError,
+  MessageTooLargeError,
   RequestTimeoutError,
   RequestCancelledError,
   ProtocolError,

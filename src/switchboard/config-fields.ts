@@ -93,6 +93,7 @@ export const SERVER_FIELDS: FieldTable = {
   circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS } },
   protocol: { check: { kind: "string", nonEmpty: true } },
   autoListen: { check: { kind: "boolean" } },
+  maxMessageBytes: { check: { kind: "integer", min: 1 } },
   oauth: { check: { kind: "object", fields: OAUTH_FIELDS }, appliesTo: "remote" },
   /** Code only: `oauth()`, `{ token }` or a header function. */
   auth: { check: { kind: "auth" }, appliesTo: "remote" },

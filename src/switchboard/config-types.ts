@@ -47,6 +47,8 @@ export interface ServerEntryInput {
   protocol?: string;
   /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
   autoListen?: boolean;
+  /** The largest message the server may send, in bytes (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface RestartPolicyInput extends Partial<RestartIntensityLimit> {
@@ -101,6 +103,8 @@ interface ServerEntryCommon {
   /** Unset: the client's default ("auto"). */
   protocol?: string;
   autoListen?: boolean;
+  /** Unset: the client's default (16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

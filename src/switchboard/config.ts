@@ -201,6 +201,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
     circuit: { ...CONFIG_DEFAULTS.circuit, ...(fields.circuit as Partial<CircuitPolicy> | undefined) },
     ...protocolFields(fields, context),
+    ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes as number } : {}),
   };
 
   if (kind === "stdio") {

@@ -62,6 +62,7 @@ export class ServerRuntime {
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
+    if (entry.maxMessageBytes !== undefined) this.baseOptions.maxMessageBytes = entry.maxMessageBytes;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
     this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
     this.tools = new ServerTools(

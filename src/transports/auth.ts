@@ -4,17 +4,10 @@
  * handshake; or an `AuthProvider` such as `oauth()`, see http-auth.ts), and header names folded to
  * lower case once, so a caller's "Authorization" and ours never go out as two headers.
  */
-import { isAuthProvider, type AuthProvider } from "../auth/provider.js";
+import type { AuthProvider } from "../auth/provider.js";
 
 export type HeaderProvider = () => Record<string, string> | Promise<Record<string, string>>;
 export type AuthOption = { token: string } | HeaderProvider | AuthProvider;
-
-/** Headers of a static token or a header function; a provider is asked per request instead (http-auth.ts). */
-export async function authHeaders(auth: AuthOption | undefined): Promise<Record<string, string>> {
-  if (auth === undefined || isAuthProvider(auth)) return {};
-  if (typeof auth === "function") return lowerCaseNames(await auth());
-  return { authorization: `Bearer ${auth.token}` };
-}
 
 export function lowerCaseNames(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};

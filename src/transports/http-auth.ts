@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import { isAuthProvider, type AuthChallenge, type AuthProvider } from "../auth/provider.js";
 import { lowerCaseNames, type AuthOption } from "./auth.js";
-import { headerValue, httpRequest, type HttpRequestOptions } from "./http-client.js";
+import { headerValue, httpExchange, type HttpRequestOptions } from "./http-client.js";
 
 export const MAX_AUTH_ROUNDS = 3;
 
@@ -27,14 +27,22 @@ export function withAuth(headers: Record<string, string>, auth: Record<string, s
   return headers;
 }
 
-/**
- * `httpRequest` with the auth of `auth` for the endpoint `server`: what the transports call at each
- * request point. No auth or a static token (in `options.headers` already) is a plain httpRequest.
- */
-export function authorizedRequest(auth: AuthOption | undefined, server: URL, options: HttpRequestOptions): Promise<IncomingMessage> {
-  if (auth === undefined || (typeof auth === "object" && "token" in auth)) return httpRequest(options);
-  return sendWithAuth(auth, server, options.url, options.method, (added) => httpRequest({ ...options, headers: withAuth(options.headers, added) }));
+/** Whether `auth` adds headers per request (a function or a provider); a static token is a fixed header. */
+export function authPerRequest(auth: AuthOption | undefined): boolean {
+  return auth !== undefined && !(typeof auth === "object" && "token" in auth);
 }
+
+/**
+ * `httpExchange` (the request and its same-origin redirects; `moved` hears the final URL) with the auth
+ * of `auth` for the endpoint `server`: what the transports call at each request point. No auth or a
+ * static token (in `options.headers` already) is a plain exchange.
+ */
+export function authorizedRequest(auth: AuthOption | undefined, server: URL, options: HttpRequestOptions, moved: (url: URL) => void = ignore): Promise<IncomingMessage> {
+  if (!authPerRequest(auth)) return httpExchange(options, moved);
+  return sendWithAuth(auth, server, options.url, options.method, (added) => httpExchange({ ...options, headers: withAuth(options.headers, added) }, moved));
+}
+
+function ignore(): void {}
 
 /**
  * Sends one request with its auth headers (`send` merges them into the rest); with a provider, acts
