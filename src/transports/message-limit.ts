@@ -1,8 +1,9 @@
 /**
  * `maxMessageBytes`: the one size limit for a message from a server, on every transport (stdio lines,
- * HTTP bodies and events, WebSocket frames), and the error that names it.
+ * HTTP bodies and events, WebSocket frames), and the error that names it. Also the bound the other way:
+ * `maxPendingWriteBytes`, what may wait to be written to a peer that stopped reading.
  */
-import { ConfigError, MessageTooLargeError } from "../jsonrpc/errors.js";
+import { ConfigError, MessageTooLargeError, OverloadError } from "../jsonrpc/errors.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../framing/oversize.js";
 
 export { DEFAULT_MAX_MESSAGE_BYTES };
@@ -28,4 +29,13 @@ export function messageLimit(value: number | undefined): number {
     throw new ConfigError(`maxMessageBytes must be a positive integer (bytes), got ${String(value)}`, { field: "maxMessageBytes" });
   }
   return value;
+}
+
+/** What may wait to be written to a peer that does not read (stdio, WebSocket): far more than any burst of requests. */
+export const DEFAULT_MAX_PENDING_WRITE_BYTES = 32 * 1024 * 1024;
+
+/** The error for a send refused because `backlog` bytes already wait for a peer that is not reading. */
+export function notReading(who: string, backlog: number, limit: number): OverloadError {
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+  return new OverloadError(`${who} is not reading: ${mib(backlog)} wait to be written (limit: maxPendingWriteBytes, ${mib(limit)}); message not sent`);
 }

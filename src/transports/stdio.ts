@@ -14,7 +14,7 @@ import { ConnectionClosedError, TransportError, type McpError } from "../jsonrpc
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import { OversizeFrameError } from "../framing/oversize.js";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
-import { messageLimit, messageTooLarge } from "./message-limit.js";
+import { DEFAULT_MAX_PENDING_WRITE_BYTES, messageLimit, messageTooLarge, notReading } from "./message-limit.js";
 import { POSIX_GROUPS, reapGroup, stopTree, type StopTimes } from "./process-tree.js";
 import { minimalEnvironment } from "./stdio-env.js";
 import { track, untrack } from "./stdio-reaper.js";
@@ -37,6 +37,12 @@ export interface StdioTransportOptions extends StdioTarget {
   maxMessageBytes?: number;
   /** @deprecated The old name of `maxMessageBytes`. */
   maxFrameBytes?: number;
+  /**
+   * The most bytes that may wait to be written to the server (default 32 MiB). A server that stops
+   * reading its stdin fills the pipe; past this, sends fail at once with an `OverloadError` instead of
+   * holding every later request in memory until its deadline.
+   */
+  maxPendingWriteBytes?: number;
   /** How long after stdout ends the server may take to exit by itself before it is stopped (default 100 ms). */
   stdoutEndGraceMs?: number;
   shutdown?: {
@@ -56,6 +62,7 @@ export class StdioTransport implements Transport {
   readonly identity: string;
   private readonly options: StdioTransportOptions;
   private readonly maxMessageBytes: number;
+  private readonly maxPendingWriteBytes: number;
   private readonly stopTimes: StopTimes;
   private child: ChildProcess | undefined;
   private sink: TransportSink | undefined;
@@ -70,6 +77,7 @@ export class StdioTransport implements Transport {
     this.identity = `stdio:${JSON.stringify([options.command, options.args ?? [], options.cwd ?? ""])}`;
     this.tail = new StderrTail(options.stderrTailChars ?? 8192);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes ?? options.maxFrameBytes);
+    this.maxPendingWriteBytes = options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
     this.stopTimes = { stdinCloseMs: options.shutdown?.stdinCloseMs ?? 2000, sigtermMs: options.shutdown?.sigtermMs ?? 2000 };
   }
 
@@ -237,6 +245,7 @@ export class StdioTransport implements Transport {
     if (!stdin || !stdin.writable || this.closed) {
       return Promise.reject(new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }));
     }
+    if (stdin.writableLength + this.outgoing.length > this.maxPendingWriteBytes) return Promise.reject(notReading(`MCP server "${this.displayName}" (its stdin)`, stdin.writableLength + this.outgoing.length, this.maxPendingWriteBytes));
     this.outgoing += encodeNdjson(message);
     // Flush early in ~2 KiB batches: one burst per tick would make client and server take turns
     // instead of working in parallel (measured: 2 KiB beat both per-message writes and per-tick batches).

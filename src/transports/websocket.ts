@@ -14,7 +14,7 @@ import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/webs
 import type { IncomingMessage } from "node:http";
 import { fixedHeaders, type AuthOption } from "./auth.js";
 import { requestAuthHeaders, retryAfterRefusal } from "./http-auth.js";
-import { messageLimit, messageTooLarge } from "./message-limit.js";
+import { DEFAULT_MAX_PENDING_WRITE_BYTES, messageLimit, messageTooLarge, notReading } from "./message-limit.js";
 import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
@@ -31,6 +31,11 @@ export interface WebSocketOptions {
   handshakeTimeoutMs?: number;
   /** The largest frame the server may send (default 16 MiB). */
   maxMessageBytes?: number;
+  /**
+   * The most bytes that may wait to be sent while the peer does not read (default 32 MiB); past it,
+   * sends fail at once with an `OverloadError` instead of piling up until their deadlines.
+   */
+  maxPendingWriteBytes?: number;
 }
 
 export class WebSocketTransport implements Transport {
@@ -162,6 +167,8 @@ export class WebSocketTransport implements Transport {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       return Promise.reject(new ConnectionClosedError(`WebSocket ${this.url.href} is not open; message not sent`, { url: this.url.href, delivered: false }));
     }
+    const limit = this.options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
+    if (socket.bufferedAmount > limit) return Promise.reject(notReading(`WebSocket peer ${this.url.href}`, socket.bufferedAmount, limit));
     this.corkUntilTickEnds(socket);
     socket.send(encodeWsFrame(message));
     return SENT;
