@@ -57,7 +57,9 @@ export class ServerRuntime {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
-    this.waiters = new ReadyGate({ waitingFor: `server "${entry.name}" to come up`, server: entry.name });
+    // Calls waiting for a (re)start are bounded like the limiter's queue: a call storm for a server that
+    // is away must fail fast, not pile up until each call's deadline.
+    this.waiters = new ReadyGate({ waitingFor: `server "${entry.name}" to come up`, server: entry.name, limit: entry.maxQueue });
     this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
