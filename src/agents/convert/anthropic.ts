@@ -21,6 +21,18 @@ export type AnthropicContentBlock =
   | { type: "image"; source: { type: string; media_type?: string; data?: string; url?: string } }
   | { type: "document"; source: { type: string; media_type?: string; data?: string; url?: string }; title?: string | null };
 
+/** What `toAnthropicMessages` makes: a subset of the SDK's `MessageParam`. */
+export type AnthropicContentBlockParam =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_result"; tool_use_id: string; content: AnthropicResultBlock[]; is_error?: true };
+export interface AnthropicMessageParam {
+  role: "user" | "assistant";
+  content: AnthropicContentBlockParam[];
+}
+
 export interface AnthropicMessage {
   role: "user" | "assistant";
   content: string | AnthropicContentBlock[];
@@ -29,21 +41,21 @@ export interface AnthropicMessage {
 export type AnthropicConvertOptions = Pick<AnthropicRunOptions, "prefix" | "media" | "useStructuredContent">;
 
 /** The trace as Anthropic's `system` (undefined without system messages) and `messages`. */
-export function toAnthropicMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: AnthropicConvertOptions = {}): { system: string | undefined; messages: AnthropicMessage[] } {
+export function toAnthropicMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: AnthropicConvertOptions = {}): { system: string | undefined; messages: AnthropicMessageParam[] } {
   checkTrace(messages, "toAnthropicMessages");
   const names = toolNames(tools, "anthropic", options);
   const system = messages.filter((message) => message.role === "system").map((message) => joinedText(message.content));
-  const out: AnthropicMessage[] = [];
-  const push = (role: "user" | "assistant", blocks: AnthropicContentBlock[]) => {
+  const out: AnthropicMessageParam[] = [];
+  const push = (role: "user" | "assistant", blocks: AnthropicContentBlockParam[]) => {
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
     // Tool results and the user's next words are one user turn for the API.
-    if (last !== undefined && last.role === role && role === "user") (last.content as AnthropicContentBlock[]).push(...blocks);
+    if (last !== undefined && last.role === role && role === "user") last.content.push(...blocks);
     else out.push({ role, content: blocks });
   };
   for (const message of messages) {
     if (message.role === "system") continue;
-    const blocks = message.content.flatMap((block): AnthropicContentBlock[] => {
+    const blocks = message.content.flatMap((block): AnthropicContentBlockParam[] => {
       switch (block.type) {
         case "text":
           // The API refuses empty text blocks.

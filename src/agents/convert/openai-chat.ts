@@ -32,13 +32,21 @@ export type OpenAIChatMessage =
   | { role: "assistant"; content?: string | null | OpenAIChatContentPart[]; tool_calls?: OpenAIChatFunctionCall[]; refusal?: string | null; reasoning_content?: string | null }
   | { role: "tool"; tool_call_id: string; content: string | Array<{ type: "text"; text: string }> };
 
+/** What `toOpenAIChatMessages` makes: a subset of the SDK's `ChatCompletionMessageParam`. */
+export type OpenAIChatMessageParam =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | Array<{ type: "text"; text: string }> }
+  | OpenAIUserMessage
+  | { role: "assistant"; content: string | null; tool_calls?: OpenAIChatFunctionCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
 export type OpenAIChatConvertOptions = Pick<OpenAIRunOptions, "prefix" | "media" | "imageDetail" | "chatMedia" | "useStructuredContent">;
 
 /** The trace as Chat Completions messages, tool names as the tools sent to the model name them. */
-export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIChatConvertOptions = {}): OpenAIChatMessage[] {
+export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIChatConvertOptions = {}): OpenAIChatMessageParam[] {
   checkTrace(messages, "toOpenAIChatMessages");
   const names = toolNames(tools, "openai", options);
-  const out: OpenAIChatMessage[] = [];
+  const out: OpenAIChatMessageParam[] = [];
   for (const message of messages) {
     switch (message.role) {
       case "system":
@@ -62,7 +70,7 @@ export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: 
         if (options.chatMedia === "user-message") {
           const useNames = toolUseNames(messages);
           const media = chatMediaMessage(withParts.map(({ block, parts }) => ({ id: block.toolUseId, name: names.toProvider(useNames.get(block.toolUseId) ?? "tool"), parts })), options);
-          if (media !== undefined) out.push(media as OpenAIUserMessage & OpenAIChatMessage);
+          if (media !== undefined) out.push(media);
         }
         break;
       }
@@ -71,7 +79,7 @@ export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: 
   return out;
 }
 
-function userContent(blocks: readonly Block[]): string | OpenAIChatContentPart[] {
+function userContent(blocks: readonly Block[]): string | Array<{ type: "text"; text: string }> {
   const texts = blocks.filter((block) => block.type === "text");
   if (texts.length === 1) return texts[0].text;
   return texts.map((block) => ({ type: "text" as const, text: block.text }));

@@ -26,13 +26,20 @@ export type OpenAIResponsesItem =
   | { type: "function_call_output"; call_id: string; output: string | OpenAIOutputPart[]; id?: string; status?: string }
   | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; content?: Array<{ type: "reasoning_text"; text: string }>; encrypted_content?: string | null; status?: string };
 
+/** What `toOpenAIResponsesInput` makes: a subset of the SDK's `ResponseInputItem`. */
+export type OpenAIResponsesInputItem =
+  | { role: "system" | "user" | "assistant"; content: string | Array<{ type: "input_text"; text: string }> }
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string | OpenAIOutputPart[] }
+  | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; encrypted_content?: string };
+
 export type OpenAIResponsesConvertOptions = Pick<OpenAIRunOptions, "prefix" | "media" | "imageDetail" | "useStructuredContent">;
 
 /** The trace as Responses `input` items. */
-export function toOpenAIResponsesInput(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIResponsesConvertOptions = {}): OpenAIResponsesItem[] {
+export function toOpenAIResponsesInput(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIResponsesConvertOptions = {}): OpenAIResponsesInputItem[] {
   checkTrace(messages, "toOpenAIResponsesInput");
   const names = toolNames(tools, "openai", options);
-  const items: OpenAIResponsesItem[] = [];
+  const items: OpenAIResponsesInputItem[] = [];
   for (const message of messages) {
     if (message.role === "system" || message.role === "user") {
       const texts = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
