@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, expect } from "vitest";
 import { Switchboard, type SwitchboardInit } from "../../src/index.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
+import { waitFor } from "../helpers/processes.js";
 import { startModelServer, type ModelServer, type Script, type ScriptedTurn } from "../fixtures/model-server.js";
 
 export const node = process.execPath;
@@ -15,7 +16,12 @@ export const everything = fileURLToPath(new URL("../../node_modules/@modelcontex
 export const cancelServer = fileURLToPath(new URL("./fixtures/cancel-server.mjs", import.meta.url));
 
 /** Boards and model servers opened in a test are closed after it; then no server process may be left. */
-export function agentFixtures(): { board(init: SwitchboardInit): Promise<Switchboard>; modelServer(script: Script): Promise<ModelServer> } {
+export interface AgentFixtures {
+  board(init: SwitchboardInit): Promise<Switchboard>;
+  modelServer(script: Script): Promise<ModelServer>;
+}
+
+export function agentFixtures(): AgentFixtures {
   let boards: Switchboard[] = [];
   let servers: ModelServer[] = [];
   afterEach(async () => {
@@ -86,4 +92,34 @@ export const threeRounds: ScriptedTurn[] = [
 /** The texts of a tool message's results, in order. */
 export function resultTexts(content: ReadonlyArray<{ type: string; content?: ReadonlyArray<{ type: string; text?: string }> }>): string[] {
   return content.map((block) => (block.content ?? []).map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join(""));
+}
+
+/** A board with the cancel server as "slow", and a wait for what it logs ("started a", "cancelled a"). */
+export async function cancelBoard(fixtures: AgentFixtures): Promise<{ board: Switchboard; logged(word: "started" | "cancelled", ...tags: string[]): Promise<void> }> {
+  const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
+  let stderr = "";
+  board.on("stderr", ({ text }) => (stderr += text));
+  return { board, logged: (word, ...tags) => waitFor(() => tags.every((tag) => stderr.includes(`${word} ${tag}`)), 10_000) };
+}
+
+/** The `role: "tool"` messages of a Chat Completions request body the model server received. */
+export function sentToolMessages(body: Record<string, unknown>): Array<{ role: string; content: unknown; tool_call_id?: string }> {
+  return (body.messages as Array<{ role: string; content: unknown; tool_call_id?: string }>).filter((m) => m.role === "tool");
+}
+
+/**
+ * A framework's run over the cancel server, aborted while the model's two `slow__wait` calls are in
+ * flight: the run rejects, the server logs both cancellations, and no call stays in flight.
+ */
+export async function abortMidCalls(fixtures: AgentFixtures, start: (board: Switchboard, baseURL: string, signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  const { board, logged } = await cancelBoard(fixtures);
+  const server = await fixtures.modelServer([{ toolCalls: ["a", "b"].map((tag) => ({ name: "slow__wait", arguments: { tag } })) }, { text: "never" }]);
+  const controller = new AbortController();
+  const running = start(board, server.openaiBaseURL, controller.signal);
+  await logged("started", "a", "b");
+  controller.abort();
+  await expect(running).rejects.toThrow();
+  await logged("cancelled", "a", "b");
+  expect(board.status().slow.inFlight).toBe(0);
+  expect(server.requests).toHaveLength(1);
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { anthropicModel, openAIChatModel, openAIResponsesModel, runAgent, type AgentApprovalRequest, type AgentModel } from "../../src/index.js";
 import type { ModelServer } from "../fixtures/model-server.js";
 import { waitFor } from "../helpers/processes.js";
-import { agentFixtures, cancelServer, echoServer, node, resultTexts, threeRounds, twoServers } from "./helpers.js";
+import { agentFixtures, cancelBoard, echoServer, node, resultTexts, sentToolMessages, threeRounds, twoServers } from "./helpers.js";
 
 const fixtures = agentFixtures();
 const openai = (server: ModelServer) => new OpenAI({ apiKey: "test", baseURL: server.openaiBaseURL, maxRetries: 0 });
@@ -35,16 +35,14 @@ describe("maxTurns", () => {
 
 describe("abort", () => {
   it("an abort mid-turn cancels every MCP call in flight and leaves none pending", async () => {
-    const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
-    let stderr = "";
-    board.on("stderr", ({ text }) => (stderr += text));
+    const { board, logged } = await cancelBoard(fixtures);
     const server = await fixtures.modelServer([
       { toolCalls: [{ name: "slow__quick", arguments: { tag: "first" } }] },
       { toolCalls: ["a", "b", "c"].map((tag) => ({ name: "slow__wait", arguments: { tag } })) },
     ]);
     const controller = new AbortController();
     const running = runAgent({ model: chat(server), host: board, messages: "Wait.", signal: controller.signal });
-    await waitFor(() => ["a", "b", "c"].every((tag) => stderr.includes(`started ${tag}`)), 10_000);
+    await logged("started", "a", "b", "c");
     expect(board.status().slow.inFlight).toBe(3);
     controller.abort();
     const result = await running;
@@ -54,7 +52,7 @@ describe("abort", () => {
     expect(result.turns).toBe(2);
     expect(board.status().slow.inFlight).toBe(0);
     // The server was told: each call's cancellation reached it.
-    await waitFor(() => ["a", "b", "c"].every((tag) => stderr.includes(`cancelled ${tag}`)), 10_000);
+    await logged("cancelled", "a", "b", "c");
     // The trace stays complete (every tool_use has its result), so it can be continued.
     const last = result.messages[result.messages.length - 1];
     expect(last.role).toBe("tool");
@@ -71,7 +69,7 @@ describe("abort", () => {
     Anthropic: (server) => anthropicModel(new Anthropic({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 }), { model: "claude-test" }),
   };
   it.each(Object.keys(models))("an abort during the %s call cancels the HTTP request", async (provider) => {
-    const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
+    const { board } = await cancelBoard(fixtures);
     const server = await fixtures.modelServer([{ toolCalls: [{ name: "slow__quick", arguments: { tag: "one" } }] }, { hang: true }]);
     const controller = new AbortController();
     const running = runAgent({ model: models[provider](server), host: board, messages: "Go.", signal: controller.signal });
@@ -86,7 +84,7 @@ describe("abort", () => {
   });
 
   it("a signal aborted before the start ends the run at once without calling the model", async () => {
-    const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
+    const { board } = await cancelBoard(fixtures);
     const server = await fixtures.modelServer([{ text: "never" }]);
     const result = await runAgent({ model: chat(server), host: board, messages: "Go.", signal: AbortSignal.abort() });
     expect(result).toMatchObject({ stopReason: "aborted", partial: true, turns: 0, text: "" });
@@ -124,8 +122,7 @@ describe("fallbacks", () => {
     expect(result.stopReason).toBe("end");
     expect(resultTexts(result.messages[4].content as never)).toEqual(["11", "still here"]);
     // What the model got in round 2 is what the primary would have said: no error, no trace of the kill.
-    const toolMessages = (server.requests[2].body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === "tool");
-    expect(toolMessages.map((m) => m.content)).toEqual(["3", "7", "11", "still here"]);
+    expect(sentToolMessages(server.requests[2].body).map((m) => m.content)).toEqual(["3", "7", "11", "still here"]);
     expect(result.steps[0].toolCalls.map((call) => call.attempts)).toEqual([[{ server: "primary" }], [{ server: "primary" }]]);
     for (const call of result.steps[1].toolCalls) {
       expect(call.server).toBe("backup");
@@ -171,7 +168,7 @@ describe("approve", () => {
       [false, expect.stringMatching(/^pid \d+$/)],
     ]);
     expect(result.steps[0].toolCalls.map((call) => call.failure)).toEqual(["refused", undefined, undefined]);
-    const sent = (server.requests[1].body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === "tool").map((m) => m.content);
+    const sent = sentToolMessages(server.requests[1].body).map((m) => m.content);
     expect(sent.slice(0, 2)).toEqual(["Call refused: no echoing secrets", "Call refused: the board says no sums"]);
   });
 });

@@ -10,14 +10,10 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { toAISDKTools } from "../../src/agents/bridges/ai.js";
-import { waitFor } from "../helpers/processes.js";
-import { agentFixtures, cancelServer, node, threeRounds, twoServers } from "../agents/helpers.js";
+import { abortMidCalls, agentFixtures, sentToolMessages, threeRounds, twoServers } from "../agents/helpers.js";
 
 const fixtures = agentFixtures();
 const modelAt = (baseURL: string) => createOpenAICompatible({ name: "scripted", baseURL, apiKey: "test", includeUsage: true })("gpt-test");
-
-type ChatMessage = { role: string; content: unknown; tool_call_id?: string };
-const toolMessages = (body: { messages: ChatMessage[] }) => body.messages.filter((m) => m.role === "tool");
 
 describe("toAISDKTools", () => {
   it("generateText runs three rounds of parallel tool calls through the Switchboard", async () => {
@@ -36,7 +32,7 @@ describe("toAISDKTools", () => {
 
     // What the model server received: the tools, then every result, in order of the calls.
     expect((server.requests[0].body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain("math__add");
-    const sent = toolMessages(server.requests[3].body as never);
+    const sent = sentToolMessages(server.requests[3].body);
     expect(sent.map((m) => m.tool_call_id)).toEqual(["call_1_0", "call_1_1", "call_1_2", "call_2_0", "call_2_1", "call_2_2", "call_3_0", "call_3_1"]);
     expect(sent.slice(0, 5).map((m) => m.content)).toEqual(["3", "7", "Echo: hello", "The sum of 5 and 6 is 11.", "round two"]);
     expect(sent[6].content).toBe("30");
@@ -50,23 +46,14 @@ describe("toAISDKTools", () => {
     ]);
     const result = await generateText({ model: modelAt(server.openaiBaseURL), tools: await toAISDKTools(board), prompt: "Try.", stopWhen: stepCountIs(5), maxRetries: 0 });
     expect(result.text).toBe("noted");
-    const sent = toolMessages(server.requests[1].body as never).map((m) => m.content);
+    const sent = sentToolMessages(server.requests[1].body).map((m) => m.content);
     expect(sent).toEqual(["this tool always fails", "3"]);
     expect((result.steps[0].toolResults[0].output as { isError?: boolean }).isError).toBe(true);
   });
 
   it("the AI SDK's abort signal cancels the MCP calls in flight", async () => {
-    const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
-    let stderr = "";
-    board.on("stderr", ({ text }) => (stderr += text));
-    const server = await fixtures.modelServer([{ toolCalls: ["a", "b"].map((tag) => ({ name: "slow__wait", arguments: { tag } })) }, { text: "never" }]);
-    const controller = new AbortController();
-    const running = generateText({ model: modelAt(server.openaiBaseURL), tools: await toAISDKTools(board), prompt: "Wait.", stopWhen: stepCountIs(5), maxRetries: 0, abortSignal: controller.signal });
-    await waitFor(() => stderr.includes("started a") && stderr.includes("started b"), 10_000);
-    controller.abort();
-    await expect(running).rejects.toThrow();
-    await waitFor(() => stderr.includes("cancelled a") && stderr.includes("cancelled b"), 10_000);
-    expect(board.status().slow.inFlight).toBe(0);
-    expect(server.requests).toHaveLength(1);
+    await abortMidCalls(fixtures, async (board, baseURL, abortSignal) =>
+      generateText({ model: modelAt(baseURL), tools: await toAISDKTools(board), prompt: "Wait.", stopWhen: stepCountIs(5), maxRetries: 0, abortSignal }),
+    );
   });
 });

@@ -10,14 +10,10 @@ import { ChatOpenAI } from "@langchain/openai";
 import { createAgent, ToolMessage } from "langchain";
 import { describe, expect, it } from "vitest";
 import { toLangChainTools } from "../../src/agents/bridges/langchain.js";
-import { waitFor } from "../helpers/processes.js";
-import { agentFixtures, cancelServer, node, threeRounds, twoServers } from "../agents/helpers.js";
+import { abortMidCalls, agentFixtures, sentToolMessages, threeRounds, twoServers } from "../agents/helpers.js";
 
 const fixtures = agentFixtures();
 const chatModel = (baseURL: string) => new ChatOpenAI({ model: "gpt-test", apiKey: "test", configuration: { baseURL }, maxRetries: 0 });
-
-type ChatMessage = { role: string; content: unknown; tool_call_id?: string };
-const toolMessages = (body: { messages: ChatMessage[] }) => body.messages.filter((m) => m.role === "tool");
 
 describe("toLangChainTools", () => {
   it("createAgent runs three rounds of parallel tool calls through the Switchboard", async () => {
@@ -47,7 +43,7 @@ describe("toLangChainTools", () => {
 
     expect(server.requests).toHaveLength(4);
     expect((server.requests[0].body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain("math__add");
-    const sent = toolMessages(server.requests[3].body as never);
+    const sent = sentToolMessages(server.requests[3].body);
     expect(sent.map((m) => m.tool_call_id)).toEqual(["call_1_0", "call_1_1", "call_1_2", "call_2_0", "call_2_1", "call_2_2", "call_3_0", "call_3_1"]);
     expect(sent.map((m) => m.content).slice(0, 3)).toEqual(["3", "7", "Echo: hello"]);
   });
@@ -60,25 +56,15 @@ describe("toLangChainTools", () => {
     const result = out.messages.find((m): m is ToolMessage => ToolMessage.isInstance(m))!;
     expect(result.status).toBe("error");
     expect(result.content).toBe("this tool always fails");
-    expect(toolMessages(server.requests[1].body as never).map((m) => m.content)).toEqual(["this tool always fails"]);
+    expect(sentToolMessages(server.requests[1].body).map((m) => m.content)).toEqual(["this tool always fails"]);
 
     const add = tools.find((t) => t.name === "math__add")!;
     expect(await add.invoke({ a: 2, b: 3 })).toBe("5");
   });
 
   it("the run's signal cancels the MCP calls in flight", async () => {
-    const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
-    let stderr = "";
-    board.on("stderr", ({ text }) => (stderr += text));
-    const server = await fixtures.modelServer([{ toolCalls: ["a", "b"].map((tag) => ({ name: "slow__wait", arguments: { tag } })) }, { text: "never" }]);
-    const controller = new AbortController();
-    const agent = createAgent({ model: chatModel(server.openaiBaseURL), tools: await toLangChainTools(board) });
-    const running = agent.invoke({ messages: [{ role: "user", content: "Wait." }] }, { signal: controller.signal });
-    await waitFor(() => stderr.includes("started a") && stderr.includes("started b"), 10_000);
-    controller.abort();
-    await expect(running).rejects.toThrow();
-    await waitFor(() => stderr.includes("cancelled a") && stderr.includes("cancelled b"), 10_000);
-    expect(board.status().slow.inFlight).toBe(0);
-    expect(server.requests).toHaveLength(1);
+    await abortMidCalls(fixtures, async (board, baseURL, signal) =>
+      createAgent({ model: chatModel(baseURL), tools: await toLangChainTools(board) }).invoke({ messages: [{ role: "user", content: "Wait." }] }, { signal }),
+    );
   });
 });
