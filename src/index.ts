@@ -105,3 +105,5 @@ export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } fr
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
+
+export * from "./agents/index.js";
