@@ -1,4 +1,5 @@
 import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
+import type { Instrumentation } from "../connection/instrumentation.js";
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -60,6 +61,12 @@ export interface ClientOptions {
   autoListen?: boolean;
   /** Requests made before the connection is ready wait in a queue of at most this many (default 10000). */
   maxQueuedRequests?: number;
+  /**
+   * Spans and metrics for every request, per the MCP semantic conventions: `otelInstrumentation()` from
+   * `mcp-switchboard/telemetry`, or your own `Instrumentation`. Off by default, and free then. See
+   * README, "Telemetry".
+   */
+  telemetry?: Instrumentation;
 }
 
 /** Given to every handler of a server-to-client request. */
