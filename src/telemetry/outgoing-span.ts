@@ -119,15 +119,12 @@ export class OutgoingSpan implements MessageObserver {
 
   /** The initialize response is where the protocol version (and, over HTTP, the session id) comes from. */
   private learnSession(result: Result): void {
-    const version = typeof result.protocolVersion === "string" ? result.protocolVersion : undefined;
-    const now = this.session.current(version).span;
+    if (typeof result.protocolVersion === "string") this.session.learnVersion(result.protocolVersion);
+    const now = this.session.current();
     const learned: Attributes = {};
-    if (now[ATTR_MCP_PROTOCOL_VERSION] !== undefined) learned[ATTR_MCP_PROTOCOL_VERSION] = now[ATTR_MCP_PROTOCOL_VERSION];
-    if (now[ATTR_MCP_SESSION_ID] !== undefined) learned[ATTR_MCP_SESSION_ID] = now[ATTR_MCP_SESSION_ID];
+    for (const key of [ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID]) if (now.span[key] !== undefined) learned[key] = now.span[key];
     this.span.setAttributes(learned);
-    if (learned[ATTR_MCP_PROTOCOL_VERSION] !== undefined) {
-      this.metricAttributes = { ...this.metricAttributes, [ATTR_MCP_PROTOCOL_VERSION]: learned[ATTR_MCP_PROTOCOL_VERSION] };
-    }
+    this.metricAttributes = { ...this.metricAttributes, ...now.metric };
   }
 }
 

@@ -45,16 +45,22 @@ export class SessionAttributeCache {
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private cached: SessionAttributes | undefined;
+  /** The version an initialize response named, for what is sent before the connection is ready. */
+  private learnedVersion: string | undefined;
 
   constructor(private readonly facts: SessionFacts) {}
 
-  /** `protocolVersion` stands in while the session has none yet (a request sent during negotiation). */
+  learnVersion(version: string): void {
+    this.learnedVersion = version;
+  }
+
+  /** `fallbackVersion` stands in while the session has none yet (a 2026-era request names its own). */
   current(fallbackVersion?: string): SessionAttributes {
     const facts = this.facts;
     const kind = facts.transport;
     const url = facts.url;
     const sessionId = facts.sessionId;
-    const protocolVersion = facts.protocolVersion ?? fallbackVersion;
+    const protocolVersion = facts.protocolVersion ?? fallbackVersion ?? this.learnedVersion;
     if (this.cached !== undefined && kind === this.kind && url === this.url && sessionId === this.sessionId && protocolVersion === this.protocolVersion) {
       return this.cached;
     }
