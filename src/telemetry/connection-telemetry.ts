@@ -45,7 +45,7 @@ export class ConnectionTelemetry implements ConnectionObserver {
     this.sessionStarted = undefined;
     try {
       const attributes = this.session.current().metric;
-      this.signals.sessionDuration.record(seconds, error === undefined ? attributes : { ...attributes, [ATTR_ERROR_TYPE]: error.name });
+      this.signals.sessionDuration.record(seconds, error === undefined ? attributes : Object.assign({ [ATTR_ERROR_TYPE]: error.name }, attributes));
     } catch {
       // Telemetry never breaks a connection.
     }

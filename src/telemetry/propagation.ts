@@ -25,7 +25,12 @@ export function choosePropagator(api: OtelApi, given: TextMapPropagator | undefi
 export function withTraceContext(propagator: TextMapPropagator<Carrier>, context: Context, params: Params | undefined): Params | undefined {
   const injected: Carrier = {};
   propagator.inject(context, injected, SETTER);
-  for (const _ in injected) return { ...params, _meta: { ...(params?._meta as Carrier | undefined), ...injected } };
+  for (const _ in injected) {
+    // Object.assign, not spreads: this runs for every message (see outgoing-span.ts).
+    const copy: Params = Object.assign({}, params);
+    copy._meta = Object.assign({}, params?._meta as Carrier | undefined, injected);
+    return copy;
+  }
   return params;
 }
 
