@@ -17,7 +17,7 @@ import { describeMachine, machine, readResult, RESULTS_DIR, type BenchResult } f
 import { table } from "./lib/stats.js";
 import { formatReading, isMet, TARGETS, thresholdText } from "./lib/targets.js";
 
-const ALL = ["pending-memory", "stdio-throughput", "http-throughput", "ws-throughput", "modern-throughput", "switchboard-scale", "many-servers"];
+const ALL = ["pending-memory", "stdio-throughput", "http-throughput", "ws-throughput", "modern-throughput", "switchboard-scale", "many-servers", "telemetry-overhead"];
 
 const args = process.argv.slice(2);
 const save = args.includes("--save-baseline");

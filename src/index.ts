@@ -23,6 +23,7 @@ export { VERSION } from "./util/version.js";
 export type { ConnectionState } from "./connection/machine.js";
 export type { ConnectionEvents, LogParams, ProgressParams, NotificationEvent } from "./connection/events.js";
 export type { RequestOptions, ProgressInfo } from "./connection/request-options.js";
+export type { Instrumentation, ConnectionObserver, MessageObserver, SessionFacts } from "./connection/instrumentation.js";
 export type { PriorVerdict, ProtocolMode, Era } from "./connection/eras/dialect.js";
 export { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from "./connection/eras/versions.js";
 export { Subscription, type ListenFilter, type ListenOptions, type ListenEnd } from "./connection/eras/listen.js";

@@ -41,7 +41,17 @@ export interface ToolCallEnd extends ToolCallStart {
   result: ToolResultBlock;
 }
 
+/**
+ * What `around` wraps. For a model call `run` resolves with the `ModelResponse`; for a tool execution
+ * with a `ToolSpanValue` (the result block the model will see), so a tracing layer can tell a tool
+ * error from a success without knowing the loop's internals.
+ */
 export type SpanInfo = { kind: "model"; start: ModelCallStart } | { kind: "tool"; start: ToolCallStart };
+
+/** What a tool execution's `run` resolves with (at least). */
+export interface ToolSpanValue {
+  result: ToolResultBlock;
+}
 
 export interface AgentEvents {
   modelCallStart?(event: ModelCallStart): void;

@@ -30,6 +30,7 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     protocol: options.protocol,
     prior: options.prior,
     maxQueuedRequests: options.maxQueuedRequests,
+    instrumentation: options.telemetry,
     negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks, autoListen: options.autoListen },
     handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
   });

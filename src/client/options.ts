@@ -1,4 +1,5 @@
 import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
+import type { Instrumentation } from "../connection/instrumentation.js";
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -66,6 +67,12 @@ export interface ClientOptions {
    * request with `MessageTooLargeError`. Ignored for a `Transport` object (give it to its constructor).
    */
   maxMessageBytes?: number;
+  /**
+   * Spans and metrics for every request, per the MCP semantic conventions: `otelInstrumentation()` from
+   * `mcp-switchboard/telemetry`, or your own `Instrumentation`. Off by default, and free then. See
+   * README, "Telemetry".
+   */
+  telemetry?: Instrumentation;
 }
 
 /** Given to every handler of a server-to-client request. */

@@ -33,6 +33,7 @@ import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js
 import { negotiate, rulesWhileNegotiating } from "./eras/negotiate.js";
 import type { ConnectionEvents } from "./events.js";
 import { Inbound, methodNotFound } from "./inbound.js";
+import { sessionFactsOf, type ConnectionObserver, type Instrumentation } from "./instrumentation.js";
 import { connectionMachine, type ConnectionState } from "./machine.js";
 import { Outbound } from "./outbound.js";
 import { ReadyGate } from "./ready-gate.js";
@@ -55,6 +56,8 @@ export interface ConnectionOptions {
   maxQueuedRequests?: number;
   /** Era negotiation details: the probe's timeout, the tasks extension. */
   negotiation?: NegotiationSettings;
+  /** Sees every message sent and how it ended, and the lifecycle (telemetry; see instrumentation.ts). */
+  instrumentation?: Instrumentation;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -82,6 +85,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private transportClosing: Promise<void> | undefined;
   private readonly settled: Promise<void>;
   private startError: Error | undefined;
+  private readonly observer: ConnectionObserver | undefined;
 
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     super();
@@ -92,6 +96,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     const connection = this;
     this.table = new RequestTable({ cancelled: (entry, reason) => this.cancelSent(entry, reason) });
     this.readiness = new ReadyGate({ waitingFor: "the connection to become ready", limit: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS });
+    this.observer = options.instrumentation?.observe(sessionFactsOf(this));
     this.outbound = new Outbound(this.table, requestTimeoutMs, {
       get transport() {
         return connection.transport;
@@ -99,7 +104,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       sessionExpired: (error) => {
         if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
       },
-    });
+    }, this.observer);
     this.inbound = new Inbound(this.table, handleServerRequest, {
       rules: () => this.dialect ?? this.negotiating,
       emit,
@@ -312,6 +317,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       this.outbound.resend();
       this.dialect.onReady?.();
     }
+    this.observer?.stateChanged(state, state === "failed" ? error : undefined);
     this.emit("state", state);
     if (state === "failed") {
       const failure = error ?? new ConnectionClosedError("The connection failed");

@@ -12,6 +12,7 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/
 import { SENT, type SendOptions, type Transport } from "../transports/transport.js";
 import { asError } from "../util/guards.js";
 import type { Params, Result } from "./eras/dialect.js";
+import type { ConnectionObserver } from "./instrumentation.js";
 import type { RequestOptions } from "./request-options.js";
 import type { RequestTable } from "./request-table.js";
 
@@ -35,6 +36,8 @@ export class Outbound {
     private readonly table: RequestTable,
     private readonly requestTimeoutMs: number,
     private readonly host: OutboundHost,
+    /** Telemetry (instrumentation.ts); undefined when off, which costs one check per message. */
+    private readonly observer?: ConnectionObserver,
   ) {}
 
   request(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result> {
@@ -47,8 +50,12 @@ export class Outbound {
   }
 
   notify(method: string, params?: Params, send?: SendOptions): Promise<void> {
+    const observed = this.observer?.outgoing(method, undefined, params);
+    if (observed !== undefined) params = observed.params;
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    return this.host.transport.send(message, send);
+    const sent = this.host.transport.send(message, send);
+    if (observed !== undefined) sent.then(observed.succeeded, observed.failed);
+    return sent;
   }
 
   /** Whether the pending request `id` waits to go again on the new session. */
@@ -70,9 +77,12 @@ export class Outbound {
     if (options !== undefined && (options.onProgress !== undefined || options.resetTimeoutOnProgress)) {
       params = withProgressToken(params, id);
     }
+    const observed = this.observer?.outgoing(method, id, params);
+    if (observed !== undefined) params = observed.params;
     const transport = this.host.transport;
     const exchange = transport.cancelsByAbort?.() ? new AbortController() : undefined;
     const promise = this.table.add(id, method, options, this.requestTimeoutMs, exchange);
+    if (observed !== undefined) promise.then(observed.succeeded, observed.failed);
     if (!this.table.has(id)) return promise; // already aborted: nothing to send
     const message: JsonRpcRequest = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     this.transmit(transport, id, message, exchange ? { ...send, signal: exchange.signal } : send);
