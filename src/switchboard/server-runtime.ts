@@ -47,7 +47,8 @@ export class ServerRuntime {
   readonly tools: ServerTools;
   /** Bumped by every stop, so a start that a stop overtook does not leave a client running. */
   private epoch = 0;
-  private readonly closing = new Set<Promise<void>>();
+  /** Clients still closing (stdio: processes still ending); made by the first close. */
+  private closing: Set<Promise<void>> | undefined;
   /** Calls waiting for the server to come (back) up. */
   private readonly waiters: ReadyGate<McpClient>;
   private readonly baseOptions: ClientOptions;
@@ -121,7 +122,7 @@ export class ServerRuntime {
   private async stopClient(): Promise<void> {
     this.epoch++;
     await this.closeClient();
-    await Promise.all(this.closing);
+    if (this.closing !== undefined && this.closing.size > 0) await Promise.all(this.closing);
   }
 
   private closeClient(): Promise<void> {
@@ -131,8 +132,9 @@ export class ServerRuntime {
     // Kept until done: a stdio server that ignores its closed stdin takes seconds to end, and a later
     // stop must not report the server stopped while its process still runs.
     const closed = client.close().catch(() => {});
-    this.closing.add(closed);
-    void closed.then(() => this.closing.delete(closed));
+    const closing = (this.closing ??= new Set());
+    closing.add(closed);
+    void closed.then(() => closing.delete(closed));
     return closed;
   }
 
@@ -163,6 +165,7 @@ export class ServerRuntime {
     this.state = "down";
     this.downReason = reason;
     if (error) this.lastError = error;
+    if (!this.anyoneWaits()) return; // an error costs a stack trace: made only for someone to get it
     const failure = new TransportError(`server "${this.name}" is down: ${reason}${error ? ` (last error: ${error.message})` : ""}`, {
       cause: error,
       delivered: false,
@@ -174,9 +177,14 @@ export class ServerRuntime {
 
   markStopped(): void {
     this.state = "stopped";
+    if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
     this.waiters.rejectAll(failure);
     this.limiter.clear(failure);
+  }
+
+  private anyoneWaits(): boolean {
+    return this.waiters.size > 0 || this.limiter.size > 0;
   }
 
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
