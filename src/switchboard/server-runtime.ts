@@ -14,7 +14,9 @@ import { ConcurrencyLimiter } from "../supervisor/limiter.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
 import type { ServerEntry } from "./config-types.js";
-import { ServerTools } from "./server-tools.js";
+import { ServerTools, type ToolsOwner } from "./server-tools.js";
+import { withServer } from "./router.js";
+import type { Tool } from "../client/types.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -31,9 +33,11 @@ export interface RuntimeHooks {
   listsChanged(server: string): void;
   clientEvent(server: string, event: "log" | "stderr" | "error", payload: unknown): void;
   circuit(server: string, change: CircuitStateChange): void;
+  /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
+  toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
 }
 
-export class ServerRuntime {
+export class ServerRuntime implements ToolsOwner {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
@@ -64,10 +68,58 @@ export class ServerRuntime {
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
     this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
-    this.tools = new ServerTools(
-      () => (this.state === "up" ? this.client : undefined),
-      (error) => hooks.clientEvent(entry.name, "error", error),
-    );
+    this.tools = new ServerTools(this);
+  }
+
+  // ---- the direct path ----------------------------------------------------------------------------
+
+  /**
+   * The client, when a call may go straight to it with nothing to decide: the server is up, has no
+   * fallbacks, no concurrency limit and a closed circuit, and the call is not cancelled already.
+   * Otherwise undefined, and the call takes the router (router.ts).
+   */
+  directClient(signal: AbortSignal | undefined): McpClient | undefined {
+    if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.breaker.closed || signal?.aborted) return undefined;
+    return this.client;
+  }
+
+  /**
+   * Accounts for a call sent on `directClient()` as the router would (the limiter's count, the
+   * breaker's outcome, the server named on the error) with one reaction on the client's promise and
+   * no closure per call.
+   */
+  direct<T>(call: Promise<T>): Promise<T> {
+    this.limiter.enter();
+    return call.then((this.directSucceeded ??= this.succeeded.bind(this)) as (value: T) => T, (this.directFailed ??= this.failed.bind(this)));
+  }
+
+  private directSucceeded: (<T>(result: T) => T) | undefined;
+  private directFailed: ((error: unknown) => never) | undefined;
+
+  private succeeded<T>(result: T): T {
+    this.limiter.leave();
+    this.breaker.onSuccess();
+    return result;
+  }
+
+  private failed(error: unknown): never {
+    this.limiter.leave();
+    this.breaker.onFailure(error);
+    throw withServer(error, this.name);
+  }
+
+  // ---- what its ServerTools asks --------------------------------------------------------------------
+
+  currentClient(): McpClient | undefined {
+    return this.state === "up" ? this.client : undefined;
+  }
+
+  listingFailed(error: Error): void {
+    this.hooks.clientEvent(this.name, "error", error);
+  }
+
+  toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
+    this.hooks.toolsListed(this, tools, previous);
   }
 
   /** What the child actor runs. */
