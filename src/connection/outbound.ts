@@ -80,7 +80,14 @@ export class Outbound {
   }
 
   private transmit(transport: Transport, id: JsonRpcId, message: JsonRpcRequest, send: SendOptions | undefined): void {
-    const sent = transport.send(message, send);
+    let sent: ReturnType<Transport["send"]>;
+    try {
+      sent = transport.send(message, send);
+    } catch (error) {
+      // A transport that throws instead of rejecting: the request must still settle, not linger.
+      this.sendFailed(id, error, message, send);
+      return;
+    }
     if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
   }
 
