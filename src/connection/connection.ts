@@ -33,8 +33,8 @@ import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js
 import { negotiate, rulesWhileNegotiating } from "./eras/negotiate.js";
 import type { ConnectionEvents } from "./events.js";
 import { Inbound, methodNotFound } from "./inbound.js";
-import { connectionMachine, type ConnectionState } from "./machine.js";
-import { Outbound } from "./outbound.js";
+import { connectionActorHost, connectionMachine, type ConnectionState } from "./machine.js";
+import { Outbound, type OutboundHost } from "./outbound.js";
 import { ReadyGate } from "./ready-gate.js";
 import type { RequestOptions } from "./request-options.js";
 import { RequestTable, type PendingRequest } from "./request-table.js";
@@ -89,27 +89,27 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const handleServerRequest = options.handleServerRequest ?? methodNotFound;
     const emit = this.emit.bind(this) as Wire["emit"];
-    const connection = this;
     this.table = new RequestTable({ cancelled: (entry, reason) => this.cancelSent(entry, reason) });
     this.readiness = new ReadyGate({ waitingFor: "the connection to become ready", limit: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS });
-    this.outbound = new Outbound(this.table, requestTimeoutMs, {
-      get transport() {
-        return connection.transport;
-      },
-      sessionExpired: (error) => {
-        if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
-      },
-    });
+    this.outbound = new Outbound(
+      this.table,
+      requestTimeoutMs,
+      withTransport<OutboundHost>(
+        {
+          sessionExpired: (error) => {
+            if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
+          },
+        },
+        this,
+      ),
+    );
     this.inbound = new Inbound(this.table, handleServerRequest, {
       rules: () => this.dialect ?? this.negotiating,
       emit,
       send: (message) => this.transport.send(message),
     });
     const outbound = this.outbound;
-    this.wire = {
-      get transport() {
-        return connection.transport;
-      },
+    this.wire = withTransport<Wire>({
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       clientCapabilities: options.capabilities ?? {},
       requestTimeoutMs,
@@ -121,9 +121,10 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       replaceTransport: (next) => this.replaceTransport(next),
       emit,
       cancelServerRequest: (id, reason) => this.inbound.cancel(id, reason),
-    };
+    }, this);
     this.negotiating = rulesWhileNegotiating(this.wire);
     this.actor = createActor(connectionMachine, {
+      parent: connectionActorHost(),
       input: {
         work: {
           openTransport: () => this.transport.start(this.sinkFor(this.transport)),
@@ -340,4 +341,21 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     await this.whenReady(options?.signal);
     return this.request(method, params, options);
   }
+}
+
+/**
+ * Reads its source's transport when asked. A getter on a prototype, so the objects built on it stay in
+ * V8's fast mode: a getter in an object literal, or one defined per object, made each of them a ~400 B
+ * dictionary (and every connection had two).
+ */
+class CurrentTransport {
+  constructor(private readonly source: { readonly transport: Transport }) {}
+  get transport(): Transport {
+    return this.source.transport;
+  }
+}
+
+/** `object` with a `transport` that is always `source`'s current one. */
+function withTransport<T extends { readonly transport: Transport }>(object: Omit<T, "transport">, source: { readonly transport: Transport }): T {
+  return Object.assign(new CurrentTransport(source), object) as unknown as T;
 }

@@ -51,6 +51,7 @@ export class ReadyGate<T = void> {
     return new Promise<T>((resolve, reject) => {
       const leave = () => {
         waiters.delete(waiter);
+        if (waiters.size === 0 && this.waiters === waiters) this.waiters = undefined;
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
