@@ -37,7 +37,7 @@ export interface RuntimeHooks {
   toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
 }
 
-export class ServerRuntime implements ToolsOwner {
+export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
@@ -53,15 +53,14 @@ export class ServerRuntime implements ToolsOwner {
   private epoch = 0;
   /** Clients still closing (stdio: processes still ending); made by the first close. */
   private closing: Set<Promise<void>> | undefined;
-  /** Calls waiting for the server to come (back) up. */
-  private readonly waiters: ReadyGate<McpClient>;
+  /** Calls waiting for the server to come (back) up; made for the first. */
+  private waiters: ReadyGate<McpClient> | undefined;
   private readonly baseOptions: ClientOptions;
 
   constructor(entry: RunnableEntry, defaults: ClientOptions, private readonly hooks: RuntimeHooks) {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
-    this.waiters = new ReadyGate({ waitingFor: `server "${entry.name}" to come up`, server: entry.name });
     this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
@@ -122,28 +121,32 @@ export class ServerRuntime implements ToolsOwner {
     this.hooks.toolsListed(this, tools, previous);
   }
 
-  /** What the child actor runs. */
-  readonly work: ChildWork = {
-    start: () => this.startClient(),
-    watch: (exited) => {
-      const client = this.client;
-      if (client === undefined) {
-        exited(new TransportError(`server "${this.name}": no client after start`));
-        return () => {};
-      }
-      const onClose = (error?: Error) => {
-        // Route new calls away at once; the actor's restart decision follows.
-        this.state = "restarting";
-        this.lastError = error ?? new TransportError(`server "${this.name}" closed`);
-        exited(this.lastError);
-      };
-      client.on("close", onClose);
-      return () => client.off("close", onClose);
-    },
-    stop: () => this.stopClient(),
-  };
+  // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
 
-  private async startClient(): Promise<void> {
+  /** The runtime is its child actor's work itself (methods, rather than an object of three closures per server). */
+  get work(): ChildWork {
+    return this;
+  }
+
+  /** Watches the running client: `exited` once it closes. */
+  watch(exited: (error: Error) => void): () => void {
+    const client = this.client;
+    if (client === undefined) {
+      exited(new TransportError(`server "${this.name}": no client after start`));
+      return () => {};
+    }
+    const onClose = (error?: Error) => {
+      // Route new calls away at once; the actor's restart decision follows.
+      this.state = "restarting";
+      this.lastError = error ?? new TransportError(`server "${this.name}" closed`);
+      exited(this.lastError);
+    };
+    client.on("close", onClose);
+    return () => client.off("close", onClose);
+  }
+
+  /** Starts a new client; resolves once it is ready. */
+  async start(): Promise<void> {
     const epoch = ++this.epoch;
     await this.closeClient();
     // A stop (or a start timeout's cleanup) that came while the old client closed: do not start.
@@ -171,7 +174,7 @@ export class ServerRuntime implements ToolsOwner {
   }
 
   /** Closes the client and waits until every client this server closed is gone (processes ended). */
-  private async stopClient(): Promise<void> {
+  async stop(): Promise<void> {
     this.epoch++;
     await this.closeClient();
     if (this.closing !== undefined && this.closing.size > 0) await Promise.all(this.closing);
@@ -204,7 +207,7 @@ export class ServerRuntime implements ToolsOwner {
     this.breaker.reset();
     // Its tools may differ from the last process's: list them, in the background.
     this.tools.changed();
-    this.waiters.open(this.client!);
+    this.waiters?.open(this.client!);
   }
 
   markRestarting(error: Error, restarts: number): void {
@@ -223,7 +226,7 @@ export class ServerRuntime implements ToolsOwner {
       delivered: false,
       server: this.name,
     });
-    this.waiters.rejectAll(failure);
+    this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
   }
 
@@ -231,12 +234,12 @@ export class ServerRuntime implements ToolsOwner {
     this.state = "stopped";
     if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
-    this.waiters.rejectAll(failure);
+    this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
   }
 
   private anyoneWaits(): boolean {
-    return this.waiters.size > 0 || this.limiter.size > 0;
+    return (this.waiters?.size ?? 0) > 0 || this.limiter.size > 0;
   }
 
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
@@ -246,6 +249,7 @@ export class ServerRuntime implements ToolsOwner {
       return Promise.reject(this.unavailable());
     }
     const error = () => new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError });
+    this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name });
     return this.waiters.wait({ signal, timeout: { ms: timeoutMs, error } });
   }
 
