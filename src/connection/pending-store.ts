@@ -44,8 +44,6 @@ const SIGNAL = 3;
 const MAX_GAP = 1024;
 /** Empty slots the window tolerates before it compacts (at its head) or spills (when mostly holes). */
 const SLACK = 1024;
-/** An empty window keeps its array up to this many slots, for the next request to reuse. */
-const KEEP_SLOTS = 64;
 
 /** Where a pending request is: a window index (>= 0), the overflow, or nowhere. */
 export const IN_OVERFLOW = -1;
@@ -129,8 +127,9 @@ export class PendingStore {
     this.write(at, undefined, "", 0, undefined);
     this.live--;
     if (this.live === 0) {
+      // An idle connection keeps no slots (its array's store is released; the next request makes one).
       this.head = this.end = 0;
-      if (this.slots.length > KEEP_SLOTS) this.slots = [];
+      this.slots.length = 0;
       return;
     }
     if (at === this.head) {

@@ -9,7 +9,7 @@ import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
 import type { ChildWork } from "../supervisor/child-machine.js";
-import { CircuitBreaker, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
+import { CircuitBreaker, type CircuitState, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import { ConcurrencyLimiter } from "../supervisor/limiter.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
@@ -41,7 +41,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
-  readonly breaker: CircuitBreaker;
+  /** Made when first needed (a failure, the router): a server that never fails never has one. */
+  private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
   state: ServerState;
   restarts = 0;
@@ -66,8 +67,25 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
-    this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
     this.tools = new ServerTools(this);
+  }
+
+  get breaker(): CircuitBreaker {
+    return (this.circuitBreaker ??= new CircuitBreaker({ ...this.entry.circuit, onStateChange: (change) => this.hooks.circuit(this.name, change) }));
+  }
+
+  /** The circuit's state, without making a breaker for it. */
+  get circuit(): CircuitState {
+    return this.circuitBreaker?.state ?? "closed";
+  }
+
+  private get circuitClosed(): boolean {
+    return this.circuitBreaker === undefined || this.circuitBreaker.closed;
+  }
+
+  /** Closes the circuit (an operator's restart). */
+  resetCircuit(): void {
+    this.circuitBreaker?.reset();
   }
 
   // ---- the direct path ----------------------------------------------------------------------------
@@ -78,7 +96,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
    * Otherwise undefined, and the call takes the router (router.ts).
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
-    if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.breaker.closed || signal?.aborted) return undefined;
+    if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
     return this.client;
   }
 
@@ -97,7 +115,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   private succeeded<T>(result: T): T {
     this.limiter.leave();
-    this.breaker.onSuccess();
+    this.circuitBreaker?.onSuccess();
     return result;
   }
 
@@ -153,15 +171,14 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     if (epoch !== this.epoch) throw this.overtaken();
     const target = this.entry.transport ? this.entry.transport() : targetOf(this.entry);
     const client = createClient(target, this.baseOptions);
-    client.on("toolsChanged", () => {
-      this.tools.changed();
-      this.hooks.listsChanged(this.name);
-    });
-    client.on("resourcesChanged", () => this.hooks.listsChanged(this.name));
-    client.on("promptsChanged", () => this.hooks.listsChanged(this.name));
-    client.on("log", (params) => this.hooks.clientEvent(this.name, "log", params));
-    client.on("stderr", (text) => this.hooks.clientEvent(this.name, "stderr", text));
-    client.on("error", (error) => this.hooks.clientEvent(this.name, "error", error));
+    // Shared listeners called with this runtime as `this` (eventemitter3's context), not six closures per client.
+    const events = client.connection;
+    events.on("toolsChanged", ServerRuntime.onToolsChanged, this);
+    events.on("resourcesChanged", ServerRuntime.onListChanged, this);
+    events.on("promptsChanged", ServerRuntime.onListChanged, this);
+    events.on("log", ServerRuntime.onLog, this);
+    events.on("stderr", ServerRuntime.onStderr, this);
+    events.on("error", ServerRuntime.onError, this);
     this.client = client;
     try {
       await client.start();
@@ -171,6 +188,27 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
       else await client.close().catch(() => {});
       throw error;
     }
+  }
+
+  private static onToolsChanged(this: ServerRuntime): void {
+    this.tools.changed();
+    this.hooks.listsChanged(this.name);
+  }
+
+  private static onListChanged(this: ServerRuntime): void {
+    this.hooks.listsChanged(this.name);
+  }
+
+  private static onLog(this: ServerRuntime, params: unknown): void {
+    this.hooks.clientEvent(this.name, "log", params);
+  }
+
+  private static onStderr(this: ServerRuntime, text: string): void {
+    this.hooks.clientEvent(this.name, "stderr", text);
+  }
+
+  private static onError(this: ServerRuntime, error: Error): void {
+    this.hooks.clientEvent(this.name, "error", error);
   }
 
   /** Closes the client and waits until every client this server closed is gone (processes ended). */
@@ -204,7 +242,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.restarts = restarts;
     this.downReason = undefined;
     // A fresh process or connection: failures of the old one say nothing about it.
-    this.breaker.reset();
+    this.circuitBreaker?.reset();
     // Its tools may differ from the last process's: list them, in the background.
     this.tools.changed();
     this.waiters?.open(this.client!);

@@ -12,7 +12,6 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
-import { sleep } from "../util/timers.js";
 import { DEFAULT_START_TIMEOUT_MS, normalise, type BoardCallOptions, type FromConfigOptions, type ServerStatus, type SwitchboardInit } from "./board-options.js";
 import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
@@ -23,6 +22,7 @@ import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js
 import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
+import { StartWait } from "./start-wait.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -87,17 +87,13 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return this.settledStart();
   }
 
-  private async settledStart(): Promise<void> {
-    const pending = [...this.runtimes.values()].filter((r) => r.state === "starting" || r.state === "restarting");
-    if (pending.length === 0) return;
-    const settled = (r: ServerRuntime) => r.whenUp(this.startTimeoutOf(r)).catch(() => undefined);
-    const timeout = new AbortController();
-    try {
-      await Promise.race([Promise.all(pending.map(settled)), sleep(Math.max(...pending.map((r) => this.startTimeoutOf(r))), timeout.signal)]);
-    } finally {
-      timeout.abort();
-    }
+  /** Until each server that is starting is up or down, bounded by its start timeout (start-wait.ts). */
+  private settledStart(): Promise<void> {
+    const wait = new StartWait(this.runtimes.values(), (runtime) => this.startTimeoutOf(runtime));
+    this.startWaits.add(wait);
+    return wait.done.finally(() => this.startWaits.delete(wait));
   }
+  private readonly startWaits = new Set<StartWait>();
 
   private startTimeoutOf(runtime: ServerRuntime): number {
     return runtime.entry.startTimeoutMs ?? this.startTimeoutMs;
@@ -121,7 +117,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Restarts a server now, including one that is `down` (its restart limits start afresh). */
   restart(name: string): void {
-    this.runtime(name).breaker.reset();
+    this.runtime(name).resetCircuit();
     this.supervisor?.send({ type: "RESTART", name });
   }
 
@@ -147,7 +143,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         downReason: runtime.downReason,
         inFlight: runtime.limiter.pending,
         queued: runtime.limiter.size,
-        circuit: runtime.breaker.state,
+        circuit: runtime.circuit,
         protocolVersion: runtime.client?.protocolVersion,
         fallbacks: runtime.entry.fallbacks,
       };
@@ -344,6 +340,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private onChildEvent(event: ChildEmitted): void {
     const runtime = this.runtimes.get(event.name);
     if (!runtime) return;
+    this.dispatchChildEvent(runtime, event);
+    if (this.startWaits.size > 0) for (const wait of this.startWaits) wait.update(runtime);
+  }
+
+  private dispatchChildEvent(runtime: ServerRuntime, event: ChildEmitted): void {
     switch (event.type) {
       case "child.up":
         runtime.markUp(event.restarts);
