@@ -43,8 +43,9 @@ export class StartWait {
 
   private expire(): void {
     this.timer = undefined;
-    const now = performance.now() + 1; // a timer may fire up to a millisecond early
-    for (const [runtime, deadline] of this.waiting) if (deadline <= now) this.waiting.delete(runtime);
+    const now = performance.now();
+    // A timer may fire up to a millisecond early.
+    for (const [runtime, deadline] of this.waiting) if (deadline <= now + 1) this.waiting.delete(runtime);
     this.next(now);
   }
 
