@@ -5,24 +5,15 @@
  *
  * It reads what the runner says (server URL, scenario, era, scenario data: examples/conformance/env.ts),
  * looks the scenario up, and runs it through the public API only. The scenarios live in
- * examples/conformance/core.ts and, for authorization, examples/conformance/auth.ts (loaded when present).
+ * examples/conformance/core.ts (and skills.ts) and, for authorization, examples/conformance/auth.ts.
  * It exits non-zero, with the reason on stderr, when a scenario fails, so the runner's log says why.
  */
-import { existsSync } from "node:fs";
+import { authScenarios } from "./conformance/auth.js";
 import { coreScenarios } from "./conformance/core.js";
 import { readEnv, type ConformanceEnv, type Scenario } from "./conformance/env.js";
 
-/** The authorization scenarios, when this checkout has them. */
-async function authScenarios(): Promise<Record<string, Scenario>> {
-  if (!existsSync(new URL("./conformance/auth.ts", import.meta.url))) return {};
-  // A variable specifier: the module is optional, so the type checker must not require it.
-  const specifier = "./conformance/auth.js";
-  const module = (await import(specifier)) as { authScenarios?: Record<string, Scenario> };
-  return module.authScenarios ?? {};
-}
-
 async function main(env: ConformanceEnv): Promise<void> {
-  const scenarios: Record<string, Scenario> = { ...coreScenarios, ...(await authScenarios()) };
+  const scenarios: Record<string, Scenario> = { ...coreScenarios, ...authScenarios };
   const scenario = scenarios[env.scenario];
   if (!scenario) throw new Error(`unknown scenario ${JSON.stringify(env.scenario)}; this client knows ${Object.keys(scenarios).join(", ")}`);
   await scenario(env);

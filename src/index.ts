@@ -34,6 +34,7 @@ export {
   ConnectionClosedError,
   SessionExpiredError,
   StreamLostError,
+  MessageTooLargeError,
   RequestTimeoutError,
   RequestCancelledError,
   ProtocolError,
@@ -65,6 +66,32 @@ export { WebSocketTransport, type WebSocketOptions } from "./transports/websocke
 export type { AuthOption } from "./transports/auth.js";
 
 export {
+  oauth,
+  OAuthProvider,
+  memoryTokenStore,
+  fileTokenStore,
+  defaultTokenFile,
+  AuthRequiredError,
+  AuthorizationError,
+  isAuthProvider,
+  type OAuthOptions,
+  type OAuthEvent,
+  type EnterpriseOptions,
+  type AuthorizationUrlInfo,
+  type AuthProvider,
+  type AuthRequest,
+  type AuthChallenge,
+  type ChallengeVerdict,
+  type TokenStore,
+  type StoredAuth,
+  type StoredTokens,
+  type StoredClient,
+  type StoreChange,
+  type LoopbackOptions,
+  type OAuthConfig,
+} from "./auth/index.js";
+
+export {
   Switchboard,
   type SwitchboardInit,
   type ServerInit,
@@ -78,3 +105,5 @@ export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } fr
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
+
+export * from "./agents/index.js";

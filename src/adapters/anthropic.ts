@@ -76,7 +76,7 @@ export function runAnthropicToolUses(host: ToolHost, uses: readonly AnthropicToo
   return Promise.all(uses.map((use) => runAnthropicToolUse(host, use, options)));
 }
 
-function toBlock(part: ResultPart): AnthropicResultBlock {
+export function toBlock(part: ResultPart): AnthropicResultBlock {
   switch (part.kind) {
     case "text":
       return { type: "text", text: part.text };

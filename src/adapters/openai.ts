@@ -141,16 +141,27 @@ export async function runOpenAIToolCalls(
     "function" in call ? { role: "tool" as const, tool_call_id: call.id, content: chatText(parts, options) } : { type: "function_call_output" as const, call_id: call.call_id, output: responsesOutput(parts, options) },
   );
   if (options.chatMedia === "user-message") {
-    const media = ran.flatMap(({ call, parts }) => ("function" in call ? parts.filter(isMedia).map((part) => ({ call, part })) : []));
-    if (media.length > 0) {
-      const from = [...new Set(media.map(({ call }) => `${(call as OpenAIChatToolCall).id} (${(call as OpenAIChatToolCall).function.name})`))].join(", ");
-      answers.push({
-        role: "user",
-        content: [{ type: "text", text: `Images and files returned by the tool calls ${from}, in order:` }, ...media.map(({ part }) => chatMediaPart(part, options))],
-      });
-    }
+    const media = chatMediaMessage(
+      ran.flatMap(({ call, parts }) => ("function" in call ? [{ id: call.id, name: call.function.name, parts }] : [])),
+      options,
+    );
+    if (media !== undefined) answers.push(media);
   }
   return answers;
+}
+
+/**
+ * The one user message that carries a Chat Completions turn's images and files (its tool messages take
+ * text only), or undefined when the results had none.
+ */
+export function chatMediaMessage(results: ReadonlyArray<{ id: string; name: string; parts: readonly ResultPart[] }>, options: OpenAIRunOptions): OpenAIUserMessage | undefined {
+  const media = results.flatMap(({ id, name, parts }) => parts.filter(isMedia).map((part) => ({ from: `${id} (${name})`, part })));
+  if (media.length === 0) return undefined;
+  const from = [...new Set(media.map((entry) => entry.from))].join(", ");
+  return {
+    role: "user",
+    content: [{ type: "text", text: `Images and files returned by the tool calls ${from}, in order:` }, ...media.map(({ part }) => chatMediaPart(part, options))],
+  };
 }
 
 async function runOne(host: ToolHost, call: OpenAIChatToolCall | OpenAIResponsesFunctionCall, options: OpenAIRunOptions): Promise<{ call: OpenAIChatToolCall | OpenAIResponsesFunctionCall; parts: ResultPart[] }> {
@@ -167,7 +178,7 @@ type MediaPart = Extract<ResultPart, { kind: "image" | "document" }>;
 const isMedia = (part: ResultPart): part is MediaPart => part.kind === "image" || part.kind === "document";
 const dataUrl = (part: MediaPart) => `data:${part.mimeType};base64,${part.data}`;
 
-function chatText(parts: readonly ResultPart[], options: OpenAIRunOptions): string {
+export function chatText(parts: readonly ResultPart[], options: OpenAIRunOptions): string {
   const where = options.chatMedia === "user-message" ? "sent in the user message after the tool results" : "not sent: Chat Completions tool messages take text only";
   return partsText(parts, (part, i) => `[${part.kind} ${i}: ${(part as MediaPart).mimeType}; ${where}]`);
 }
@@ -177,7 +188,7 @@ function chatMediaPart(part: MediaPart, options: OpenAIRunOptions): OpenAIUserMe
   return { type: "file", file: { file_data: dataUrl(part), filename: part.name } };
 }
 
-function responsesOutput(parts: readonly ResultPart[], options: OpenAIRunOptions): string | OpenAIOutputPart[] {
+export function responsesOutput(parts: readonly ResultPart[], options: OpenAIRunOptions): string | OpenAIOutputPart[] {
   if (!parts.some(isMedia)) return parts.map((part) => (part as { text: string }).text).join("\n");
   return parts.map((part): OpenAIOutputPart => {
     if (part.kind === "image") return { type: "input_image", image_url: dataUrl(part), ...(options.imageDetail ? { detail: options.imageDetail } : {}) };

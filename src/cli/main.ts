@@ -6,6 +6,7 @@
  *   bench TOOL [JSON]  call it many times and print req/s and a latency histogram
  *   resources, read URI, prompts, prompt NAME [JSON]: what the servers offer besides tools
  *   demo               all of the above against a bundled server, no configuration needed
+ *   login SERVER       authorize a remote server (OAuth) and store its tokens; logout SERVER forgets them
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import { VERSION } from "../util/version.js";
 import { benchCommand } from "./bench-command.js";
 import { promptCommand, promptsCommand, readCommand, resourcesCommand } from "./catalog-commands.js";
 import { callCommand, toolsCommand, type Output } from "./commands.js";
+import { loginCommand, logoutCommand } from "./login.js";
 import { downServers, openBoard } from "./open-board.js";
 import { nameAndArgs, positiveInt, promptArgs, UsageError } from "./usage.js";
 
@@ -32,6 +34,8 @@ Commands:
   prompt <name> [json-args] get a prompt, e.g. prompt demo__greet '{"name":"Ada"}'
   demo                     start a bundled demo server and show tools, a call with progress, a bench,
                            its resources and a prompt
+  login <server>           authorize a remote server with OAuth (its "oauth" entry) and store the tokens
+  logout <server>          forget (and revoke) a server's stored tokens
 
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
@@ -40,6 +44,8 @@ Options:
   -n, --requests <n>       bench: how many calls (default 1000)
       --concurrency <n>    bench: calls at once (default 32)
       --server <name>      read: the server to read from, when more than one offers the URI
+      --open               login: open the authorization URL in the default browser
+      --force              login: authorize again even if tokens are stored
   -h, --help               this text
   -v, --version            the version
 `;
@@ -57,6 +63,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
         requests: { type: "string", short: "n" },
         concurrency: { type: "string" },
         server: { type: "string" },
+        open: { type: "boolean", default: false },
+        force: { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -107,6 +115,10 @@ export async function main(argv: string[], io: Output): Promise<number> {
       }
       case "demo":
         return await demo(io, requests, concurrency);
+      case "login":
+        return await loginCommand(rest[0], { config: values.config, open: values.open!, force: values.force!, timeoutMs }, io);
+      case "logout":
+        return await logoutCommand(rest[0], values.config, io);
       default:
         io.err(`Unknown command "${command}".\n\n${USAGE}`);
         return 2;

@@ -21,7 +21,7 @@ export async function connect(target: Target, options: ClientOptions = {}): Prom
 
 /** Builds the client without connecting (`client.start()` connects). Supervisors use this. */
 export function createClient(target: Target, options: ClientOptions = {}): McpClient {
-  const transport = createTransport(target);
+  const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes });
   let client: McpClient | undefined;
   const connection = new Connection(transport, {
     clientInfo: options.clientInfo as never,

@@ -60,6 +60,12 @@ export interface ClientOptions {
   autoListen?: boolean;
   /** Requests made before the connection is ready wait in a queue of at most this many (default 10000). */
   maxQueuedRequests?: number;
+  /**
+   * The largest message the server may send, in bytes (default 16 MiB), on every transport: a stdio
+   * line, an HTTP body or event, a WebSocket frame. Enforced while reading; a larger one fails its
+   * request with `MessageTooLargeError`. Ignored for a `Transport` object (give it to its constructor).
+   */
+  maxMessageBytes?: number;
 }
 
 /** Given to every handler of a server-to-client request. */

@@ -261,6 +261,9 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       sessionExpired: (error) => {
         if (this.transport === transport && this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
       },
+      failed: (id, error) => {
+        if (this.transport === transport) this.table.reject(id, error);
+      },
     };
   }
 
@@ -283,6 +286,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   /** A sent request timed out or its caller aborted it: tell the server, the era's way. */
   private cancelSent(entry: PendingRequest, reason: string): void {
+    // Whatever the era, the transport lets go of the exchange (HTTP: the POST and its socket).
+    this.transport.abandon?.(entry.id);
     if (entry.exchange !== undefined) {
       entry.exchange.abort(reason);
       return;

@@ -72,6 +72,19 @@ export class ConnectionClosedError extends TransportError {}
  */
 export class StreamLostError extends TransportError {}
 
+/**
+ * A message from the server was larger than `maxMessageBytes`, so the client stopped reading it. The
+ * request it answered fails with this; retrying would bring the same answer, so it is not retryable.
+ */
+export class MessageTooLargeError extends TransportError {
+  /** The limit that was passed, in bytes. */
+  readonly limit: number;
+  constructor(message: string, limit: number, options: TransportErrorOptions = {}) {
+    super(message, { retryable: false, delivered: true, ...options });
+    this.limit = limit;
+  }
+}
+
 /** An HTTP session the server no longer knows (404 on a request that carried Mcp-Session-Id). */
 export class SessionExpiredError extends TransportError {}
 

@@ -43,7 +43,10 @@ function permanentReason(error: Record<string, unknown>, url: string | undefined
   if (error instanceof UnsupportedProtocolVersionError) {
     return `no protocol version in common: ${message}; set "protocol" to "auto" or to a version the server speaks`;
   }
-  if (error.name === "AuthRequiredError") return `authorization required: ${message}; log in or fix the credentials`;
+  if (error.name === "AuthRequiredError") {
+    // The Switchboard's own wording already says which server and what to run (server-runtime.ts).
+    return message.startsWith("authorization required") ? message : `authorization required: ${message}; log in or fix the credentials`;
+  }
   const spawnFailure = typeof error.syscall === "string" && error.syscall.startsWith("spawn");
   if (spawnFailure && error.code === "ENOENT") {
     return `command not found: ${String(error.path)} (ENOENT); check the "command" field, PATH and "cwd"`;

@@ -4,6 +4,7 @@
  * tables; `config.ts` adds the rules that span fields (command vs url, fallbacks, maxMs >= initialMs).
  * The defaults sit here too, next to the fields they complete.
  */
+import { OAUTH_CONFIG_AUTH_METHODS, OAUTH_CONFIG_GRANTS } from "../auth/config.js";
 import type { FieldHints, FieldTable } from "./config-validate.js";
 import { DEFAULT_SEPARATOR } from "./namespacing.js";
 
@@ -54,6 +55,25 @@ const TOOLS_FIELDS: FieldTable = {
   filter: { check: { kind: "function" } },
 };
 
+/** The `oauth` object of a remote entry (see src/auth/config.ts); strings take `${VAR}`, so secrets stay out of the file. */
+const OAUTH_FIELDS: FieldTable = {
+  clientId: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  clientSecret: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  clientMetadataUrl: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  clientName: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  scope: { check: { kind: "string" }, substitute: true },
+  redirectUri: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  grant: { check: { kind: "enum", values: OAUTH_CONFIG_GRANTS } },
+  privateKey: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  signingAlgorithm: { check: { kind: "string", nonEmpty: true } },
+  tokenEndpointAuthMethod: { check: { kind: "enum", values: OAUTH_CONFIG_AUTH_METHODS } },
+  applicationType: { check: { kind: "enum", values: ["native", "web"] } },
+  dpop: { check: { kind: "boolean" } },
+  authorizationServer: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  tokenFile: { check: { kind: "string", nonEmpty: true }, substitute: true },
+  loopbackPort: { check: { kind: "integer", min: 0, max: 65_535 } },
+};
+
 export const SERVER_FIELDS: FieldTable = {
   command: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "stdio" },
   args: { check: { kind: "string-array" }, substitute: true, appliesTo: "stdio" },
@@ -73,6 +93,10 @@ export const SERVER_FIELDS: FieldTable = {
   circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS } },
   protocol: { check: { kind: "string", nonEmpty: true } },
   autoListen: { check: { kind: "boolean" } },
+  maxMessageBytes: { check: { kind: "integer", min: 1 } },
+  oauth: { check: { kind: "object", fields: OAUTH_FIELDS }, appliesTo: "remote" },
+  /** Code only: `oauth()`, `{ token }` or a header function. */
+  auth: { check: { kind: "auth" }, appliesTo: "remote" },
 };
 
 /**
@@ -97,6 +121,8 @@ export const SERVER_HINTS: FieldHints = {
   environment: "env",
   protocolVersion: "protocol",
   era: "protocol",
+  authorization: "oauth",
+  oauth2: "oauth",
 };
 
 /** The keys that hold the server map; exactly one may be given. */

@@ -3,7 +3,9 @@
  * `mcpServers` JSON of Claude Desktop, Cursor, VS Code and friends, plus our extensions) and what
  * `loadConfig` returns (`SwitchboardConfig`: validated, variables substituted, defaults filled in).
  */
+import type { OAuthConfig } from "../auth/config.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
+import type { AuthOption } from "../transports/auth.js";
 import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
 import type { RestartIntensityLimit } from "../supervisor/restart-intensity.js";
 import type { ToolFilter } from "./namespacing.js";
@@ -27,6 +29,10 @@ export interface ServerEntryInput {
   /** "stdio" is accepted on stdio entries (some clients write it); "http" means "streamable-http". */
   type?: TransportType | "http";
   headers?: Record<string, string>;
+  /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
+  oauth?: OAuthConfig;
+  /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
+  auth?: AuthOption;
   disabled?: boolean;
   fallbacks?: string[];
   restart?: RestartPolicyInput;
@@ -41,6 +47,8 @@ export interface ServerEntryInput {
   protocol?: string;
   /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
   autoListen?: boolean;
+  /** The largest message the server may send, in bytes (default 16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface RestartPolicyInput extends Partial<RestartIntensityLimit> {
@@ -95,6 +103,8 @@ interface ServerEntryCommon {
   /** Unset: the client's default ("auto"). */
   protocol?: string;
   autoListen?: boolean;
+  /** Unset: the client's default (16 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {
@@ -109,6 +119,8 @@ export interface RemoteServerEntry extends ServerEntryCommon {
   type: RemoteTransportType;
   url: string;
   headers: Record<string, string>;
+  oauth?: OAuthConfig;
+  auth?: AuthOption;
 }
 
 export type ServerEntry = StdioServerEntry | RemoteServerEntry;
@@ -127,4 +139,4 @@ export interface SwitchboardConfig {
 /** The connection target of an entry, as `connect()` takes it (API.md). */
 export type ConnectTarget =
   | { command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { url: string; type: RemoteTransportType; headers: Record<string, string> };
+  | { url: string; type: RemoteTransportType; headers: Record<string, string>; auth?: AuthOption };

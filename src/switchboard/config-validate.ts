@@ -5,6 +5,7 @@
  * naming the file, the server, the field path ("restart.backoff.jitter", "args[2]", "env.TOKEN"),
  * what was expected and what was found, and the closest known name for a misspelt field.
  */
+import { isAuthProvider } from "../auth/provider.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { substituteVariables, type Environment } from "./config-substitute.js";
 
@@ -20,7 +21,9 @@ export type Check =
   | { kind: "string-array"; nonEmpty?: boolean }
   | { kind: "string-map" }
   | { kind: "object"; fields: FieldTable; hints?: FieldHints }
-  | { kind: "function" };
+  | { kind: "function" }
+  /** A URL target's `auth`: an AuthProvider such as oauth(), `{ token }`, or a function returning headers. */
+  | { kind: "auth" };
 
 export interface FieldSpec {
   check: Check;
@@ -118,6 +121,8 @@ export function describeCheck(check: Check): string {
       return "an object";
     case "function":
       return "a function";
+    case "auth":
+      return "oauth({...}), { token } or a function returning headers";
   }
 }
 
@@ -286,6 +291,11 @@ export function checkValue(value: unknown, spec: FieldSpec, path: Path, context:
       return checkObject(value, check.fields, path, context, check.hints);
     case "function":
       if (typeof value !== "function") mismatch(context, path, check, value);
+      return value;
+    case "auth":
+      if (!(typeof value === "function" || isAuthProvider(value) || (isPlainObject(value) && typeof value.token === "string" && value.token !== ""))) {
+        mismatch(context, path, check, value);
+      }
       return value;
   }
 }

@@ -41,6 +41,8 @@
  * - Errors are `ConfigError`s naming the file, the server and the field, and stop at the first one.
  */
 import { readFile } from "node:fs/promises";
+import { oauthFromConfig, type OAuthConfig } from "../auth/config.js";
+import type { AuthOption } from "../transports/auth.js";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { parseJson } from "./config-json.js";
@@ -158,7 +160,20 @@ export function targetOf(entry: ServerEntry): ConnectTarget {
   if (entry.type === "stdio") {
     return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
   }
-  return { url: entry.url, type: entry.type, headers: entry.headers };
+  const auth = entry.auth ?? oauthProvider(entry);
+  return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}) };
+}
+
+/** One provider per entry (built on first use), so restarts keep its pending authorization. */
+const providers = new WeakMap<object, AuthOption>();
+function oauthProvider(entry: ServerEntry & { oauth?: OAuthConfig }): AuthOption | undefined {
+  if (entry.oauth === undefined) return undefined;
+  let provider = providers.get(entry);
+  if (provider === undefined) {
+    provider = oauthFromConfig(entry.oauth);
+    providers.set(entry, provider);
+  }
+  return provider;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -186,6 +201,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
     circuit: { ...CONFIG_DEFAULTS.circuit, ...(fields.circuit as Partial<CircuitPolicy> | undefined) },
     ...protocolFields(fields, context),
+    ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes as number } : {}),
   };
 
   if (kind === "stdio") {
@@ -206,7 +222,10 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     // A line break in a header value would let a variable's value inject headers of its own.
     if (/[\r\n]/.test(value)) fail(context, ["headers", header], "header values cannot contain line breaks");
   }
-  return { ...common, type, url, headers };
+  if (fields.oauth !== undefined && fields.auth !== undefined) fail(context, ["oauth"], 'give "oauth" (settings) or "auth" (a provider), not both');
+  const oauth = fields.oauth as OAuthConfig | undefined;
+  if (oauth?.tokenFile !== undefined && baseDir !== undefined && !disabled && !isAbsolute(oauth.tokenFile)) oauth.tokenFile = resolve(baseDir, oauth.tokenFile);
+  return { ...common, type, url, headers, ...(oauth !== undefined ? { oauth } : {}), ...(fields.auth !== undefined ? { auth: fields.auth as AuthOption } : {}) };
 }
 
 /** stdio or remote, from `command` / `url`, and `type` must agree. */

@@ -3,6 +3,7 @@
  * actor round trip: the current client, its health, its concurrency limiter and circuit breaker, and the
  * callers waiting for it to come (back) up. The server's child actor drives it through `work`.
  */
+import { AuthRequiredError } from "../auth/errors.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
 import type { ClientOptions } from "../client/options.js";
@@ -66,6 +67,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
+    if (entry.maxMessageBytes !== undefined) this.baseOptions.maxMessageBytes = entry.maxMessageBytes;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
     this.tools = new ServerTools(this);
   }
@@ -186,8 +188,19 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     } catch (error) {
       if (this.client === client) await this.closeClient();
       else await client.close().catch(() => {});
-      throw error;
+      throw error instanceof AuthRequiredError ? this.authorizationRequired(error) : error;
     }
+  }
+
+  /** The same error, saying which server and what to run (the `down` reason reads it). */
+  private authorizationRequired(error: AuthRequiredError): AuthRequiredError {
+    return new AuthRequiredError(`authorization required: server "${this.name}" (${error.url}) needs a person to authorize it; run \`mcp-switchboard login ${this.name}\``, {
+      url: error.url,
+      authorizationUrl: error.authorizationUrl,
+      state: error.state,
+      server: this.name,
+      cause: error,
+    });
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
@@ -259,7 +272,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.downReason = reason;
     if (error) this.lastError = error;
     if (!this.anyoneWaits()) return; // an error costs a stack trace: made only for someone to get it
-    const failure = new TransportError(`server "${this.name}" is down: ${reason}${error ? ` (last error: ${error.message})` : ""}`, {
+    const failure = new TransportError(`server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`, {
       cause: error,
       delivered: false,
       server: this.name,
@@ -287,7 +300,9 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
       return Promise.reject(this.unavailable());
     }
     const error = () => new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError });
-    this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name });
+    // Bounded like the limiter's queue: a call storm for a server that is away must fail fast, not pile
+    // up until each call's deadline.
+    this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name, limit: this.entry.maxQueue });
     return this.waiters.wait({ signal, timeout: { ms: timeoutMs, error } });
   }
 

@@ -26,13 +26,20 @@ function isTransport(target: Target): target is Transport {
   return typeof (target as Transport).start === "function" && typeof (target as Transport).send === "function";
 }
 
-export function createTransport(target: Target): Transport {
+/** Settings every transport built from a target takes. */
+export interface TransportSettings {
+  /** The largest message the server may send (bytes, default 16 MiB). See message-limit.ts. */
+  maxMessageBytes?: number;
+}
+
+export function createTransport(target: Target, settings: TransportSettings = {}): Transport {
+  const { maxMessageBytes } = settings;
   if (target === null || typeof target !== "object") {
     throw new ConfigError(`connect() needs a target: { command }, { url } or a Transport; got ${target === null ? "null" : typeof target}`);
   }
   if (isTransport(target)) return target;
   if ("command" in target && typeof target.command === "string" && target.command !== "") {
-    return new StdioTransport(target);
+    return new StdioTransport({ ...target, maxMessageBytes });
   }
   if ("url" in target && typeof target.url === "string") {
     let url: URL;
@@ -45,13 +52,13 @@ export function createTransport(target: Target): Transport {
     const type = target.type ?? (websocketScheme ? "websocket" : "streamable-http");
     if (type === "websocket") {
       if (!websocketScheme) throw new ConfigError(`type "websocket" needs a ws:// or wss:// URL, got ${target.url}`, { field: "url" });
-      return new WebSocketTransport({ url, headers: target.headers, auth: target.auth });
+      return new WebSocketTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new ConfigError(`type "${type}" needs an http:// or https:// URL, got ${target.url}`, { field: "url" });
     }
-    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers, auth: target.auth });
-    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ url, headers: target.headers, auth: target.auth });
+    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
+    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
     throw new ConfigError(`unknown transport type "${String(type)}"; use "streamable-http", "sse" or "websocket"`, { field: "type" });
   }
   throw new ConfigError(`connect() target has neither a "command" (stdio) nor a "url"`, { field: "command" });

@@ -1,12 +1,14 @@
 /**
  * The HTTP plumbing the network transports share: requests over `node:http`/`node:https` with one
  * keep-alive agent per transport (measured here: the global fetch tops out near 2.3k req/s over
- * loopback, node:http with keep-alive at 6-7k), bounded body reads, and errors that name the URL, the
- * status and the start of the body.
+ * loopback, node:http with keep-alive at 6-7k), body reads bounded by `maxMessageBytes`, same-origin
+ * redirects, and errors that name the URL, the status and the start of the body.
  */
-import http, { type IncomingMessage } from "node:http";
+import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import { TransportError } from "../jsonrpc/errors.js";
+import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
+import { messageTooLarge } from "./message-limit.js";
 
 export const BODY_SAMPLE_CHARS = 500;
 
@@ -17,8 +19,10 @@ export interface HttpRequestOptions {
   body?: string;
   signal?: AbortSignal;
   agent: http.Agent;
-  /** Give up waiting for response headers after this long (ms). */
+  /** Give up after the socket has been idle this long (ms): no headers, or a body that stalls. */
   timeoutMs?: number;
+  /** Called with the request as soon as it exists, so its owner can destroy it (abandon). */
+  onRequest?: (request: ClientRequest) => void;
 }
 
 export function createAgent(url: URL, maxSockets = 64): http.Agent {
@@ -48,8 +52,9 @@ export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessag
   return new Promise<IncomingMessage>((resolve, reject) => {
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     const request = lib.request({ ...target(url), method, headers, agent, signal });
+    options.onRequest?.(request);
     if (options.timeoutMs !== undefined) {
-      request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`no response headers within ${options.timeoutMs} ms`)));
+      request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
     }
     request.once("response", resolve);
     request.once("error", (error: NodeJS.ErrnoException) => {
@@ -72,16 +77,113 @@ export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessag
   });
 }
 
-/** Reads a whole body as text. Events, not `for await`: the async iterator costs ~10% of a small request. */
-export function readBody(response: IncomingMessage): Promise<string> {
-  response.setEncoding("utf8");
+/**
+ * Reads a whole body as text, at most `limit` bytes: a larger body (by its Content-Length, or by what
+ * arrives) is cut off at once and rejects with a `MessageTooLargeError` naming `method` and `url`.
+ * Events, not `for await`: the async iterator costs ~10% of a small request.
+ */
+export function readBody(response: IncomingMessage, limit: number, method: string, url: URL): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    let text = "";
-    response.on("data", (chunk: string) => (text += chunk));
-    response.once("end", () => resolve(text));
+    const declared = Number(response.headers["content-length"]);
+    // Rejected before the response is destroyed: destroying emits errors of its own.
+    if (declared > limit) {
+      reject(messageTooLarge(`${method} ${url.href}`, declared, limit, { url: url.href }));
+      response.destroy();
+      return;
+    }
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let bytes = 0;
+    response.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        first = more = undefined;
+        reject(messageTooLarge(`${method} ${url.href}`, bytes, limit, { url: url.href }));
+        response.destroy();
+      } else if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    response.once("end", () => resolve(more ? Buffer.concat(more).toString("utf8") : first ? first.toString("utf8") : ""));
     response.once("error", reject);
     response.once("aborted", () => reject(new Error("the connection was lost while reading the response body")));
   });
+}
+
+/**
+ * Lets go of a response whose body does not matter: read to its end (so the socket goes back to the
+ * pool), unless it is, or says it will be, over 64 KiB: then it goes with its socket (a body that never
+ * ends must not hold one).
+ */
+export function discard(response: IncomingMessage): void {
+  if (Number(response.headers["content-length"]) > DISCARD_LIMIT) return void response.destroy();
+  let bytes = 0;
+  response.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > DISCARD_LIMIT) response.destroy();
+  });
+  response.resume();
+}
+
+const DISCARD_LIMIT = 64 * 1024;
+
+export const MAX_REDIRECTS = 5;
+
+export function isRedirect(status: number | undefined): boolean {
+  return status === 307 || status === 308 || status === 301 || status === 302 || status === 303;
+}
+
+/**
+ * Follows the redirects `response` starts: 307 and 308 (method and body kept), and 301/302/303 for a
+ * GET; at most MAX_REDIRECTS hops; only to the same origin, since every hop carries the request's
+ * credentials (Authorization, session id, the caller's headers). Resolves with the final response and
+ * the URL that gave it.
+ */
+export async function followRedirects(response: IncomingMessage, options: HttpRequestOptions): Promise<{ response: IncomingMessage; url: URL }> {
+  let url = options.url;
+  for (let hops = 1; isRedirect(response.statusCode); hops++) {
+    const next = redirectTarget(options.method, options.url, url, response, hops);
+    discard(response);
+    url = next;
+    response = await httpRequest({ ...options, url, headers: { ...options.headers } });
+  }
+  return { response, url };
+}
+
+/** `httpRequest`, then the redirects it starts; `moved` hears the final URL when it is not `options.url`. */
+export async function httpExchange(options: HttpRequestOptions, moved: (url: URL) => void): Promise<IncomingMessage> {
+  const response = await httpRequest(options);
+  if (!isRedirect(response.statusCode)) return response;
+  const final = await followRedirects(response, options);
+  moved(final.url);
+  return final.response;
+}
+
+function redirectTarget(method: string, first: URL, from: URL, response: IncomingMessage, hops: number): URL {
+  const status = response.statusCode ?? 0;
+  const refuse = (why: string) => {
+    discard(response);
+    return new TransportError(`${method} ${from.href} answered HTTP ${status}: ${why}`, { url: from.href, status, delivered: false, retryable: false });
+  };
+  const location = headerValue(response, "location");
+  if (location === undefined || location === "") throw refuse("a redirect without a Location header");
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw refuse(`a redirect to ${JSON.stringify(location.slice(0, 200))}, which is not a URL`);
+  }
+  if (next.protocol !== "http:" && next.protocol !== "https:") throw refuse(`a redirect to ${next.protocol} (${next.href.slice(0, 200)}), not HTTP; refused`);
+  if (next.origin !== first.origin) {
+    throw refuse(
+      `a redirect to ${next.href}, on another origin; refused, because following it would send this connection's credentials ` +
+        `(Authorization, the session id, your headers) to a different server. If you trust it, use that URL instead.`,
+    );
+  }
+  if (status !== 307 && status !== 308 && method !== "GET") {
+    throw refuse(`a redirect to ${next.href} that would turn the ${method} into a GET; MCP needs 307 or 308 (method and body kept). Use that URL instead.`);
+  }
+  if (hops > MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} redirects (the last to ${next.href}); is there a redirect loop?`);
+  return next;
 }
 
 /** Reads at most `limit` characters of a body, then drops the rest (for error messages). */
@@ -100,6 +202,18 @@ export async function readBodySample(response: IncomingMessage, limit = BODY_SAM
     // A body that breaks off still says what it said so far.
   }
   return text;
+}
+
+/** The JSON-RPC error answering `requestId` in an HTTP error body: the server's answer, not a transport failure. */
+export function jsonRpcErrorIn(body: string, requestId: JsonRpcId | undefined): JsonRpcMessage | undefined {
+  if (requestId === undefined) return undefined;
+  try {
+    const value = JSON.parse(body) as { id?: unknown };
+    if (classifyMessage(value) === "error" && value.id === requestId) return value as JsonRpcMessage;
+  } catch {
+    // Not JSON: an ordinary HTTP error.
+  }
+  return undefined;
 }
 
 export function headerValue(response: IncomingMessage, name: string): string | undefined {

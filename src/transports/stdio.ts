@@ -2,18 +2,24 @@
  * stdio: the server is a child process; messages are newline-delimited JSON on its stdin and stdout,
  * and stderr is its log (captured: events plus a bounded tail for error messages).
  *
- * Shutdown follows the spec: close stdin, wait; SIGTERM, wait; SIGKILL. An exit nobody asked for closes
- * the transport with an error that carries the exit code, the signal and the tail of stderr, and only
- * after stdout has drained, so responses written just before the exit are still delivered.
+ * Shutdown follows the spec: close stdin, wait; SIGTERM, wait; SIGKILL; each to the server's own process
+ * group, so what a launcher started goes too (process-tree.ts). An exit nobody asked for closes the
+ * transport with an error that carries the exit code, the signal and the tail of stderr, and only after
+ * stdout has drained, so responses written just before the exit are still delivered. stdout ending while
+ * the server runs on is the end of the connection too: nothing can arrive any more, so pending requests
+ * fail at once and the server is stopped.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { ConnectionClosedError, TransportError, type McpError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError } from "../framing/errors.js";
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import { OversizeFrameError } from "../framing/oversize.js";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
+import { DEFAULT_MAX_PENDING_WRITE_BYTES, messageLimit, messageTooLarge, notReading } from "./message-limit.js";
+import { POSIX_GROUPS, reapGroup, stopTree, type StopTimes } from "./process-tree.js";
 import { minimalEnvironment } from "./stdio-env.js";
 import { track, untrack } from "./stdio-reaper.js";
 import { StderrTail } from "./stderr-tail.js";
+import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface StdioTarget {
@@ -27,7 +33,18 @@ export interface StdioTarget {
 export interface StdioTransportOptions extends StdioTarget {
   /** How much of stderr to keep for error messages (characters, default 8192). */
   stderrTailChars?: number;
+  /** The longest line (one message) the server may write (default 16 MiB). */
+  maxMessageBytes?: number;
+  /** @deprecated The old name of `maxMessageBytes`. */
   maxFrameBytes?: number;
+  /**
+   * The most bytes that may wait to be written to the server (default 32 MiB). A server that stops
+   * reading its stdin fills the pipe; past this, sends fail at once with an `OverloadError` instead of
+   * holding every later request in memory until its deadline.
+   */
+  maxPendingWriteBytes?: number;
+  /** How long after stdout ends the server may take to exit by itself before it is stopped (default 100 ms). */
+  stdoutEndGraceMs?: number;
   shutdown?: {
     /** After closing stdin, how long to wait for the process to exit before SIGTERM (default 2000). */
     stdinCloseMs?: number;
@@ -37,10 +54,16 @@ export interface StdioTransportOptions extends StdioTarget {
 }
 
 
+/** How long after its group is gone a server's pipes may stay open before they are let go of. */
+const PIPE_GRACE_MS = 1000;
+
 export class StdioTransport implements Transport {
   readonly kind = "stdio" as const;
   readonly identity: string;
   private readonly options: StdioTransportOptions;
+  private readonly maxMessageBytes: number;
+  private readonly maxPendingWriteBytes: number;
+  private readonly stopTimes: StopTimes;
   private child: ChildProcess | undefined;
   private sink: TransportSink | undefined;
   private decoder: NdjsonDecoder | undefined;
@@ -53,6 +76,9 @@ export class StdioTransport implements Transport {
     this.options = options;
     this.identity = `stdio:${JSON.stringify([options.command, options.args ?? [], options.cwd ?? ""])}`;
     this.tail = new StderrTail(options.stderrTailChars ?? 8192);
+    this.maxMessageBytes = messageLimit(options.maxMessageBytes ?? options.maxFrameBytes);
+    this.maxPendingWriteBytes = options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
+    this.stopTimes = { stdinCloseMs: options.shutdown?.stdinCloseMs ?? 2000, sigtermMs: options.shutdown?.sigtermMs ?? 2000 };
   }
 
   get pid(): number | undefined {
@@ -82,25 +108,29 @@ export class StdioTransport implements Transport {
       stdio: ["pipe", "pipe", "pipe"],
       shell: false,
       windowsHide: true,
+      // Its own process group (POSIX), so stopping it stops what it started. The pipes still keep this
+      // process's event loop alive exactly as before: nothing is unref'd.
+      detached: POSIX_GROUPS,
     });
     this.child = child;
     this.tail = new StderrTail(this.options.stderrTailChars ?? 8192);
+    const where = `MCP server "${this.displayName}"`;
     const decoder = new NdjsonDecoder({
-      maxFrameBytes: this.options.maxFrameBytes,
+      maxFrameBytes: this.maxMessageBytes,
       onValue: (value) => {
-        if (this.child !== child) return;
-        if (classifyMessage(value) === undefined) {
-          this.sink?.error(new FramingError("Server wrote JSON that is not a JSON-RPC 2.0 message; ignored", JSON.stringify(value).slice(0, 200)));
-          return;
-        }
-        this.sink?.message(value as JsonRpcMessage);
+        if (this.child === child) deliver(this.sink, value, where);
       },
       onError: (error) => {
-        if (this.child === child) this.sink?.error(error);
+        if (this.child !== child) return;
+        this.sink?.error(error instanceof OversizeFrameError ? messageTooLarge(where, error.bytes, error.limit) : error);
+      },
+      onSkipped: (id, error) => {
+        if (this.child === child) this.sink?.failed?.(id, messageTooLarge(where, error.bytes, error.limit));
       },
     });
     this.decoder = decoder;
     child.stdout!.on("data", (chunk: Buffer) => decoder.push(chunk));
+    child.stdout!.once("end", () => this.stdoutEnded(child));
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (text: string) => {
       if (this.child !== child) return;
@@ -112,6 +142,7 @@ export class StdioTransport implements Transport {
     return new Promise<void>((resolve, reject) => {
       child.once("spawn", () => {
         track(child);
+        child.once("exit", () => this.leaderExited(child));
         child.once("close", (code, signal) => this.exited(child, code, signal));
         resolve();
       });
@@ -132,6 +163,48 @@ export class StdioTransport implements Transport {
           ? `${what}: permission denied (EACCES). Is the file executable?`
           : `${what}: ${error.message}`;
     return new TransportError(message, { cause: error, delivered: false, retryable: true });
+  }
+
+  /**
+   * The server's stdout ended. Normally it is exiting and 'close' follows with its exit code; one that
+   * stays alive can never answer again, so after a short grace it is stopped and the transport closes.
+   */
+  private stdoutEnded(child: ChildProcess): void {
+    if (this.child !== child || this.closing || this.closed) return;
+    const timer = setTimeout(() => {
+      if (this.child !== child || this.closing || this.closed || child.exitCode !== null || child.signalCode !== null) return;
+      const stderr = this.tail.toString();
+      const error = new TransportError(
+        `MCP server "${this.displayName}" closed its stdout but is still running (pid ${child.pid}); stopped it${stderr ? `. Last stderr:\n${stderr}` : ""}`,
+        { stderr, delivered: true, retryable: true },
+      );
+      if (this.exitHandler) {
+        // An era probe is running: restart() replaces the process.
+        this.exitHandler(error);
+        return;
+      }
+      void this.stop(error);
+    }, this.options.stdoutEndGraceMs ?? 100);
+    child.once("exit", () => clearTimeout(timer));
+  }
+
+  /**
+   * The server process itself exited. Its 'close' waits for the pipes, which a process it started may
+   * hold open: that rest of its group is told to go, which lets 'close' (and the report) come; a holder
+   * outside the group (a daemon) only costs us our ends of the pipes.
+   */
+  private leaderExited(child: ChildProcess): void {
+    if (this.child !== child || this.closing || this.closed) return;
+    void reapGroup(child.pid, this.stopTimes.sigtermMs).then(() => {
+      if (this.child !== child) return;
+      // Still no 'close' a while after the group is gone: a process outside it holds the pipes. Ours
+      // are let go of instead (after the wait, so what the server wrote last is still read).
+      const timer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPE_GRACE_MS);
+      child.once("close", () => clearTimeout(timer));
+    });
   }
 
   private exited(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
@@ -169,9 +242,10 @@ export class StdioTransport implements Transport {
    */
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || !stdin.writable) {
+    if (!stdin || !stdin.writable || this.closed) {
       return Promise.reject(new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }));
     }
+    if (stdin.writableLength + this.outgoing.length > this.maxPendingWriteBytes) return Promise.reject(notReading(`MCP server "${this.displayName}" (its stdin)`, stdin.writableLength + this.outgoing.length, this.maxPendingWriteBytes));
     this.outgoing += encodeNdjson(message);
     // Flush early in ~2 KiB batches: one burst per tick would make client and server take turns
     // instead of working in parallel (measured: 2 KiB beat both per-message writes and per-tick batches).
@@ -204,8 +278,22 @@ export class StdioTransport implements Transport {
     }
   };
 
-  /** Stops the process: stdin closed, then SIGTERM, then SIGKILL. Idempotent. */
+  /** Stops the process: stdin closed, then SIGTERM, then SIGKILL, to its whole group. Idempotent. */
   close(): Promise<void> {
+    return this.stop(undefined);
+  }
+
+  /**
+   * Stops the process. With an `error` the transport closes with it at once (pending requests must not
+   * wait for the process to die); without, it closes cleanly once the process is gone.
+   */
+  private stop(error: McpError | undefined): Promise<void> {
+    if (error !== undefined && !this.closed) {
+      this.closed = true;
+      const sink = this.sink;
+      this.sink = undefined;
+      sink?.close(error);
+    }
     this.closing ??= this.shutdown().then(() => {
       this.closed = true;
       const sink = this.sink;
@@ -220,7 +308,7 @@ export class StdioTransport implements Transport {
     const old = this.child;
     this.child = undefined;
     if (old) {
-      await stopProcess(old, 0, this.options.shutdown?.sigtermMs ?? 2000);
+      await stopTree(old, { stdinCloseMs: 0, sigtermMs: this.stopTimes.sigtermMs });
       untrack(old);
     }
     this.decoder?.reset();
@@ -230,33 +318,10 @@ export class StdioTransport implements Transport {
   private async shutdown(): Promise<void> {
     const child = this.child;
     if (!child) return;
-    await stopProcess(child, this.options.shutdown?.stdinCloseMs ?? 2000, this.options.shutdown?.sigtermMs ?? 2000);
-    // It has exited; its 'close' (after the pipes drain) may come a moment later, or never if a
-    // grandchild holds the pipes open. Either way it is no longer ours to reap.
+    await stopTree(child, this.stopTimes);
+    // It has exited; its 'close' (after the pipes drain) may come a moment later. Either way it is no
+    // longer ours to reap.
     untrack(child);
     this.child = undefined;
   }
-}
-
-/** Ends a process politely, then firmly. Resolves once it has exited. */
-async function stopProcess(child: ChildProcess, stdinCloseMs: number, sigtermMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.stdin?.end();
-  if (await within(exited, stdinCloseMs)) return;
-  child.kill("SIGTERM");
-  if (await within(exited, sigtermMs)) return;
-  child.kill("SIGKILL");
-  await exited;
-}
-
-async function within(promise: Promise<void>, ms: number): Promise<boolean> {
-  if (ms <= 0) return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const done = await Promise.race([promise.then(() => true), timeout]);
-  clearTimeout(timer);
-  return done;
 }

@@ -5,20 +5,39 @@
  *
  * Sessions: `Mcp-Session-Id` from any response is sent from then on; a 404 on a request that carried
  * one means the server forgot the session (SessionExpiredError, and the connection initializes anew);
- * DELETE on close. Resumability (2025 era): a stream that ends or breaks before its response is
- * resumed with GET + Last-Event-ID, after the server's `retry` or a bounded exponential backoff; event
- * ids already seen are dropped, so nothing is delivered twice.
+ * DELETE on close. Event streams, a POST's reply and the standalone GET stream, are read by one
+ * resumable reader (`sse-reader.ts`). Every request's exchange is kept by its JSON-RPC id, so one that
+ * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
+ * keep-alive pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
 import { setMaxListeners } from "node:events";
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError } from "../framing/errors.js";
-import { SseDecoder, parseEventData } from "../framing/sse.js";
-import { createAgent, headerValue, httpRequest, httpStatusError, readBody, readBodySample } from "./http-client.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
+import { FramingError, sampleOf } from "../framing/errors.js";
+import type { OversizeFrameError } from "../framing/oversize.js";
+import type { BackoffPolicy } from "../util/backoff.js";
+import {
+  createAgent,
+  discard,
+  followRedirects,
+  headerValue,
+  httpRequest,
+  httpStatusError,
+  isRedirect,
+  jsonRpcErrorIn,
+  readBody,
+  readBodySample,
+  type HttpRequestOptions,
+} from "./http-client.js";
+import type { AuthOption } from "./auth.js";
+import { authPerRequest, authorizedRequest } from "./http-auth.js";
+import { HttpSession } from "./http-session.js";
+import { answers, deliver } from "./deliver.js";
+import { Exchanges } from "./exchanges.js";
 import { LegacySseTransport } from "./legacy-sse.js";
-import { sleep } from "../util/timers.js";
+import { messageLimit, messageTooLarge } from "./message-limit.js";
+import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type ResumableReadOptions } from "./sse-reader.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";
@@ -29,35 +48,44 @@ export interface StreamableHttpOptions {
   headers?: Record<string, string>;
   /** A bearer token, or a function returning headers (called per request: tokens may rotate). */
   auth?: AuthOption;
-  /** Resume attempts for one broken stream (default 5). */
+  /** Re-openings of one broken stream in a row that bring nothing, before giving up (default 5). */
   maxResumeAttempts?: number;
   /** Backoff between resume attempts when the server sent no `retry` (ms; default 100, doubling, max 5000). */
   resumeBackoff?: { initialMs: number; maxMs: number };
-  /** Sockets per origin (default 64). */
+  /** Sockets per origin for requests (default 64). */
   maxSockets?: number;
   /** How long close() waits for the session DELETE (default 2000 ms). */
   deleteTimeoutMs?: number;
+  /** The largest message the server may send: one JSON body or one event (default 16 MiB). */
+  maxMessageBytes?: number;
+  /** How long a POST that carries no request (a notification, a response) waits for its answer (default 10000 ms). */
+  notificationTimeoutMs?: number;
+  /** The longest wait before a resume the server's `retry` may ask for (default 60000 ms; at least 100 ms is kept). */
+  maxRetryMs?: number;
 }
 
-interface StreamState {
-  lastEventId: string | undefined;
-  retryMs: number | undefined;
-  seen: Set<string>;
-}
+/** Sockets for POSTs that carry no request, and the DELETE: apart, so a server sitting on them never starves requests. */
+const SIDE_SOCKETS = 8;
 
 export class StreamableHttpTransport implements Transport {
   readonly kind = "streamable-http" as const;
+  /** The URL as configured. */
   readonly url: URL;
+  /** Where requests go: `url`, or where a same-origin redirect sent them. */
+  endpoint: URL;
   readonly identity: string;
-  sessionId: string | undefined;
-  private protocolVersion: string | undefined;
   private abortCancels = false;
-  private stateless = false;
   private sink: TransportSink | undefined;
   private readonly agent: Agent;
+  private readonly sideAgent: Agent;
   private readonly options: StreamableHttpOptions;
-  /** The headers that never change: the caller's, and a static bearer token, lower-cased once. */
-  private readonly fixedHeaders: Record<string, string>;
+  private readonly maxMessageBytes: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly session: HttpSession;
+  /** The auth option adds headers per request (a function or a provider): requests go through http-auth.ts. */
+  private readonly authPerRequest: boolean;
+  /** The HTTP request now carrying each pending request (see exchanges.ts). */
+  readonly exchanges = new Exchanges();
   /** Every GET stream in flight, so close() can abort them all. */
   private readonly inflight = new Set<AbortController>();
   /** Aborts every POST at close(). Each request adds a listener while it runs: no listener limit. */
@@ -68,10 +96,15 @@ export class StreamableHttpTransport implements Transport {
   constructor(options: StreamableHttpOptions) {
     this.options = options;
     this.url = new URL(options.url);
+    this.endpoint = this.url;
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
     this.agent = createAgent(this.url, options.maxSockets);
-    this.fixedHeaders = lowerCaseNames(options.headers);
-    if (options.auth !== undefined && typeof options.auth !== "function") this.fixedHeaders.authorization = `Bearer ${options.auth.token}`;
+    this.sideAgent = createAgent(this.url, SIDE_SOCKETS);
+    this.maxMessageBytes = messageLimit(options.maxMessageBytes);
+    const { initialMs, maxMs } = options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
+    this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
+    this.session = new HttpSession(options.headers, options.auth);
+    this.authPerRequest = authPerRequest(options.auth);
   }
 
   async start(sink: TransportSink): Promise<void> {
@@ -80,11 +113,16 @@ export class StreamableHttpTransport implements Transport {
   }
 
   setProtocolVersion(version: string): void {
-    this.protocolVersion = version;
+    this.session.protocolVersion = version;
+  }
+
+  /** HTTP: the current Mcp-Session-Id, if any. */
+  get sessionId(): string | undefined {
+    return this.session.id;
   }
 
   resetSession(): void {
-    this.sessionId = undefined;
+    this.session.id = undefined;
   }
 
   cancelsByAbort(): boolean {
@@ -97,14 +135,22 @@ export class StreamableHttpTransport implements Transport {
   }
 
   fallbackTransport(): Transport {
-    return new LegacySseTransport({ url: this.url, headers: this.options.headers, auth: this.options.auth });
+    return new LegacySseTransport({ url: this.url, headers: this.options.headers, auth: this.options.auth, maxMessageBytes: this.maxMessageBytes });
   }
 
   /** The 2026 era: no sessions (nothing stored, sent or DELETEd) and cancellation by abort. */
   enterStatelessEra(): void {
-    this.stateless = true;
+    this.session.stateless = true;
     this.abortCancels = true;
-    this.sessionId = undefined;
+    this.session.id = undefined;
+  }
+
+  /**
+   * Drops the exchange of a request that timed out or was cancelled: its POST (or resuming GET) is
+   * destroyed with its socket, so a server that never answers cannot hold the pool.
+   */
+  abandon(id: JsonRpcId): void {
+    this.exchanges.abandon(id);
   }
 
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
@@ -128,185 +174,189 @@ export class StreamableHttpTransport implements Transport {
     }
   }
 
+  /**
+   * One POST. A request's exchange is kept by its id (for `abandon`); a notification or a response goes
+   * over the side pool, bounded by `notificationTimeoutMs`. One async function, on purpose: each layer
+   * costs a promise per request on the hot path.
+   */
   private async post(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {
     const requestId = requestIdOf(message);
-    const sentSession = this.sessionId;
-    const headers = await this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
-    const response = await httpRequest({ method: "POST", url: this.url, headers, body: JSON.stringify(message), signal, agent: this.agent });
-    this.captureSession(response);
-    const status = response.statusCode ?? 0;
-    if (status === 202 || status === 204) {
-      response.resume();
-      return;
-    }
-    if (status === 404 && sentSession !== undefined) {
-      response.resume();
-      const error = new SessionExpiredError(`${this.url.href}: the server no longer knows session ${sentSession} (HTTP 404); starting a new session`, {
-        url: this.url.href,
-        status,
-        delivered: false,
-      });
-      // The connection sees the rejection, starts a new session and sends this request again.
-      throw error;
-    }
-    if (status >= 400) {
-      const body = await readBodySample(response, 4096);
-      // A JSON-RPC error for this request is the server's answer, not a transport failure.
-      const answer = jsonRpcAnswer(body, requestId);
-      if (answer) {
-        this.sink?.message(answer);
+    if (requestId !== undefined) this.exchanges.open(requestId);
+    try {
+      const sentSession = this.session.id;
+      const headers = this.session.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
+      const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, agent: this.agent };
+      if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
+      else Object.assign(request, { agent: this.sideAgent, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
+      let response = this.authPerRequest ? await authorizedRequest(this.options.auth, this.url, request, this.moved) : await httpRequest(request);
+      if (isRedirect(response.statusCode)) response = await followRedirects(response, request).then((final) => (this.moved(final.url), final.response));
+      this.session.capture(response);
+      const status = response.statusCode ?? 0;
+      const url = this.endpoint;
+      if (status === 202 || status === 204) return discard(response);
+      if (status === 404 && sentSession !== undefined) {
+        discard(response);
+        // The connection sees the rejection, starts a new session and sends this request again.
+        throw new SessionExpiredError(`${url.href}: the server no longer knows session ${sentSession} (HTTP 404); starting a new session`, {
+          url: url.href,
+          status,
+          delivered: false,
+        });
+      }
+      if (status >= 400) {
+        const body = await readBodySample(response, 4096);
+        const answer = jsonRpcErrorIn(body, requestId);
+        if (answer) return void this.sink?.message(answer);
+        throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
+      }
+      const type = headerValue(response, "content-type") ?? "";
+      if (type.includes("text/event-stream")) {
+        // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
+        if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
+        return await this.readPostStream(response, requestId, options.resumable !== false, signal);
+      }
+      if (type.includes("application/json")) {
+        const body = await readBody(response, this.maxMessageBytes, "POST", url);
+        // The body is the answer: one without it fails the request now, not at its deadline.
+        const problem = this.deliverJson(body, requestId);
+        if (problem !== undefined) throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
         return;
       }
-      throw httpStatusError("POST", this.url, status, body.slice(0, 500), status >= 500);
-    }
-    const type = headerValue(response, "content-type") ?? "";
-    if (type.includes("text/event-stream")) {
-      await this.readPostStream(response, requestId, options.resumable !== false, signal);
-    } else if (type.includes("application/json")) {
-      this.deliverJson(await readBody(response));
-    } else {
       const body = await readBodySample(response);
       if (requestId !== undefined) {
-        throw new TransportError(`POST ${this.url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`, {
-          url: this.url.href,
+        throw new TransportError(`POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`, {
+          url: url.href,
           status,
           body,
           delivered: true,
         });
       }
+    } finally {
+      if (requestId !== undefined) this.exchanges.finish(requestId);
     }
   }
+
+  /** Later requests go straight to where a (same-origin) redirect chain ended. */
+  private readonly moved = (url: URL): void => {
+    this.endpoint = url;
+  };
 
   /** Reads a POST's SSE reply; resumes it if it breaks before the response it carries. */
   private async readPostStream(first: IncomingMessage, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal): Promise<void> {
-    const state: StreamState = { lastEventId: undefined, retryMs: undefined, seen: new Set() };
     let answered = false;
-    const onMessage = (message: JsonRpcMessage) => {
-      if (requestId !== undefined && !("method" in message) && message.id === requestId) answered = true;
-    };
-    let response: IncomingMessage | undefined = first;
-    let attempts = 0;
-    for (;;) {
-      const broken = response ? await this.readStream(response, state, onMessage) : new Error("resume failed");
-      if (answered || requestId === undefined || this.closed || signal.aborted) return;
-      if (!resumable || state.lastEventId === undefined || attempts >= (this.options.maxResumeAttempts ?? 5)) {
-        const why = !resumable
-          ? "this protocol era has no resumable streams"
-          : state.lastEventId === undefined
-            ? "the server sent no event ids to resume from"
-            : `${attempts} resume attempts failed`;
-        throw new StreamLostError(`The event stream for request ${String(requestId)} at ${this.url.href} ${broken ? `broke (${broken.message})` : "ended"} before its response; ${why}. The request may have run.`, {
-          url: this.url.href,
-          delivered: true,
-          cause: broken,
-        });
-      }
-      await sleep(state.retryMs ?? this.backoff(attempts), signal);
-      attempts++;
-      response = await this.resume(state, signal).catch((error: Error) => {
-        this.sink?.error(error);
-        return undefined;
-      });
-      if (response === undefined) continue;
-      this.sink?.error(new FramingError(`Resumed the event stream for request ${String(requestId)} after event ${state.lastEventId}`));
-    }
+    const end = await readResumable(first, {
+      ...this.streamSettings(signal),
+      cursor: new StreamCursor(),
+      resumable,
+      reopenWithoutCursor: false,
+      oversizeEndsStream: true,
+      reopen: (cursor) => this.resume(cursor, requestId!, signal),
+      live: () => requestId !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(requestId),
+      deliver: (value) => {
+        if (this.deliver(value) && answers(value, requestId)) answered = true;
+      },
+    });
+    if (end.kind === "oversize") throw end.error;
+    if (end.kind === "done") return;
+    const cause = end.kind === "lost" ? end.cause : undefined;
+    const why = end.kind === "lost" ? end.why : "the server no longer offers it";
+    throw new StreamLostError(
+      `The event stream for request ${String(requestId)} at ${this.endpoint.href} ${cause ? `broke (${cause.message})` : "ended"} before its response; ${why}. The request may have run.`,
+      { url: this.endpoint.href, delivered: true, cause },
+    );
   }
 
-  private async resume(state: StreamState, signal: AbortSignal): Promise<IncomingMessage | undefined> {
-    const headers = await this.headers({ accept: "text/event-stream", "last-event-id": state.lastEventId! });
-    const response = await httpRequest({ method: "GET", url: this.url, headers, signal, agent: this.agent });
+  private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<IncomingMessage> {
+    const headers = this.session.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
+    const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers, signal, agent: this.agent, onRequest: (http) => this.exchanges.keep(requestId, http) };
+    const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
     const status = response.statusCode ?? 0;
-    if (status !== 200) {
-      const body = await readBodySample(response);
-      throw httpStatusError("GET (resume)", this.url, status, body, true);
-    }
+    if (status !== 200) throw httpStatusError("GET (resume)", this.endpoint, status, await readBodySample(response), true);
+    this.sink?.error(new FramingError(`Resumed the event stream for request ${String(requestId)} after event ${cursor.lastEventId}`));
     return response;
   }
 
-  /**
-   * Reads one SSE response to its end. Resolves with the error if it broke, undefined if it ended.
-   */
-  private readStream(response: IncomingMessage, state: StreamState, onMessage?: (message: JsonRpcMessage) => void): Promise<Error | undefined> {
-    const decoder = new SseDecoder({
-      onEvent: (event) => {
-        if (event.id !== undefined) {
-          if (state.seen.has(event.id)) return; // replayed after a resume
-          state.seen.add(event.id);
-          state.lastEventId = event.id;
-        }
-        if (event.event !== undefined && event.event !== "message") return;
-        if (event.data === "") return; // priming event: an id to resume from, no message
-        const parsed = parseEventData(event);
-        if (!parsed.ok) {
-          this.sink?.error(parsed.error);
-          return;
-        }
-        this.deliver(parsed.value, onMessage);
-      },
-      onRetry: (ms) => {
-        state.retryMs = ms;
-      },
-      onError: (error) => this.sink?.error(error),
-    });
-    return new Promise<Error | undefined>((resolve) => {
-      response.on("data", (chunk: Buffer) => decoder.push(chunk));
-      response.once("end", () => resolve(undefined));
-      response.once("error", (error) => resolve(error));
-      response.once("aborted", () => resolve(new Error("connection lost")));
-      response.once("close", () => resolve(response.complete ? undefined : new Error("connection closed")));
-    });
+  /** What every event stream of this transport shares. */
+  private streamSettings(signal: AbortSignal): Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge" | "signal"> {
+    return {
+      maxMessageBytes: this.maxMessageBytes,
+      maxAttempts: this.options.maxResumeAttempts ?? 5,
+      backoff: this.backoff,
+      maxRetryMs: this.options.maxRetryMs ?? DEFAULT_MAX_RETRY_MS,
+      warn: (error) => this.sink?.error(error),
+      tooLarge: (error: OversizeFrameError) => messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
+      signal,
+    };
   }
 
-  private deliverJson(body: string): void {
+  /**
+   * Delivers the messages of a JSON reply. For a request, says what is wrong when the body does not
+   * hold its response (undefined when it does); a notification's reply only reports a bad body.
+   */
+  private deliverJson(body: string, requestId: JsonRpcId | undefined): string | undefined {
     let value: unknown;
     try {
       value = JSON.parse(body);
     } catch (error) {
-      this.sink?.error(new FramingError(`${this.url.href} sent a JSON response that does not parse: ${(error as Error).message}`, body.slice(0, 200)));
-      return;
+      const problem = `a JSON body that does not parse (${(error as Error).message})`;
+      if (requestId !== undefined) return problem;
+      this.sink?.error(new FramingError(`${this.endpoint.href} sent ${problem}`, sampleOf(body)));
+      return undefined;
     }
-    if (Array.isArray(value)) for (const item of value) this.deliver(item);
-    else this.deliver(value);
+    let answered = false;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (this.deliver(item) && answers(item, requestId)) answered = true;
+    }
+    return requestId === undefined || answered ? undefined : `JSON that holds no response to request ${String(requestId)}`;
   }
 
-  private deliver(value: unknown, onMessage?: (message: JsonRpcMessage) => void): void {
-    if (classifyMessage(value) === undefined) {
-      this.sink?.error(new FramingError(`${this.url.href} sent JSON that is not a JSON-RPC 2.0 message; ignored`, JSON.stringify(value).slice(0, 200)));
-      return;
-    }
-    onMessage?.(value as JsonRpcMessage);
-    this.sink?.message(value as JsonRpcMessage);
+  private deliver(value: unknown): boolean {
+    return deliver(this.sink, value, this.endpoint.href);
   }
 
   /**
    * Opens the standalone GET stream for server-initiated messages (2025 era). Resolves false when the
-   * server has none (405). Reconnects with Last-Event-ID when it drops, until close().
+   * server has none (405). Re-opens it (with Last-Event-ID once the server gave ids) when it drops,
+   * until close(); an oversize event on it is skipped with an error event.
    */
   async openServerStream(): Promise<boolean> {
-    const state: StreamState = { lastEventId: undefined, retryMs: undefined, seen: new Set() };
-    const first = await this.getStream(state);
+    const cursor = new StreamCursor();
+    const first = await this.getStream(cursor);
     if (first === undefined) return false;
-    void this.keepServerStream(first, state);
+    void readResumable(first, {
+      ...this.streamSettings(this.closeSignal.signal),
+      cursor,
+      resumable: true,
+      reopenWithoutCursor: true,
+      oversizeEndsStream: false,
+      reopen: (next) => this.getStream(next),
+      live: () => !this.closed,
+      deliver: (value) => void this.deliver(value),
+    }).then((end) => {
+      if (end.kind !== "lost" || this.closed) return;
+      this.sink?.error(new TransportError(`The server-to-client event stream at ${this.endpoint.href} could not be re-opened: ${end.why}`, { url: this.endpoint.href, cause: end.cause }));
+    });
     return true;
   }
 
-  private async getStream(state: StreamState): Promise<IncomingMessage | undefined> {
+  private async getStream(cursor: StreamCursor): Promise<IncomingMessage | undefined> {
     const exchange = new AbortController();
     this.inflight.add(exchange);
     const extra: Record<string, string> = { accept: "text/event-stream" };
-    if (state.lastEventId !== undefined) extra["last-event-id"] = state.lastEventId;
+    if (cursor.lastEventId !== undefined) extra["last-event-id"] = cursor.lastEventId;
     try {
-      const response = await httpRequest({ method: "GET", url: this.url, headers: await this.headers(extra), signal: exchange.signal, agent: this.agent });
+      const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers: this.session.headers(extra), signal: exchange.signal, agent: this.agent };
+      const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
       const status = response.statusCode ?? 0;
       if (status === 405) {
-        response.resume();
+        discard(response);
         this.inflight.delete(exchange);
         return undefined;
       }
       if (status !== 200) {
         const body = await readBodySample(response);
         this.inflight.delete(exchange);
-        throw httpStatusError("GET", this.url, status, body, false);
+        throw httpStatusError("GET", this.endpoint, status, body, false);
       }
       response.once("close", () => this.inflight.delete(exchange));
       return response;
@@ -314,49 +364,6 @@ export class StreamableHttpTransport implements Transport {
       this.inflight.delete(exchange);
       throw error;
     }
-  }
-
-  private async keepServerStream(response: IncomingMessage, state: StreamState): Promise<void> {
-    let attempts = 0;
-    let current: IncomingMessage | undefined = response;
-    while (!this.closed) {
-      if (current) {
-        await this.readStream(current, state);
-        attempts = 0;
-      }
-      if (this.closed) return;
-      if (attempts >= (this.options.maxResumeAttempts ?? 5)) {
-        this.sink?.error(new TransportError(`The server-to-client event stream at ${this.url.href} could not be re-opened after ${attempts} attempts`, { url: this.url.href }));
-        return;
-      }
-      await sleep(state.retryMs ?? this.backoff(attempts));
-      attempts++;
-      current = await this.getStream(state).catch((error: Error) => {
-        this.sink?.error(error);
-        return undefined;
-      });
-    }
-  }
-
-  private backoff(attempt: number): number {
-    const { initialMs, maxMs } = this.options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
-    return Math.min(maxMs, initialMs * 2 ** attempt);
-  }
-
-  private async headers(extra: Record<string, string>): Promise<Record<string, string>> {
-    const headers: Record<string, string> = { ...this.fixedHeaders };
-    const auth = this.options.auth;
-    if (typeof auth === "function") Object.assign(headers, await authHeaders(auth));
-    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId;
-    if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
-    // `extra` comes from this file and from the dialects, whose header names are lower case already.
-    return Object.assign(headers, extra);
-  }
-
-  private captureSession(response: IncomingMessage): void {
-    if (this.stateless) return;
-    const id = headerValue(response, "mcp-session-id");
-    if (id !== undefined && id !== "") this.sessionId = id;
   }
 
   close(): Promise<void> {
@@ -370,30 +377,20 @@ export class StreamableHttpTransport implements Transport {
     this.closeSignal.abort(reason);
     for (const exchange of this.inflight) exchange.abort(reason);
     this.inflight.clear();
-    if (this.sessionId !== undefined) {
+    this.exchanges.abandonAll();
+    if (this.session.id !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
-      const headers = await this.headers({}).catch(() => ({}) as Record<string, string>);
-      await httpRequest({ method: "DELETE", url: this.url, headers, agent: this.agent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
-        .then((response) => response.resume())
+      await authorizedRequest(this.options.auth, this.url, { method: "DELETE", url: this.endpoint, headers: this.session.headers({}), agent: this.sideAgent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
+        .then(discard)
         .catch(() => {});
-      this.sessionId = undefined;
+      this.session.id = undefined;
     }
     this.agent.destroy();
+    this.sideAgent.destroy();
     const sink = this.sink;
     this.sink = undefined;
     sink?.close();
   }
-}
-
-function jsonRpcAnswer(body: string, requestId: JsonRpcId | undefined): JsonRpcMessage | undefined {
-  if (requestId === undefined) return undefined;
-  try {
-    const value = JSON.parse(body) as { id?: unknown };
-    if (classifyMessage(value) === "error" && value.id === requestId) return value as JsonRpcMessage;
-  } catch {
-    // Not JSON: an ordinary HTTP error.
-  }
-  return undefined;
 }
 
 function unlimitedController(): AbortController {
@@ -401,4 +398,3 @@ function unlimitedController(): AbortController {
   setMaxListeners(0, controller.signal);
   return controller;
 }
-

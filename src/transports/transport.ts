@@ -27,6 +27,11 @@ export interface TransportSink {
   stderr?(text: string): void;
   /** HTTP: the server forgot the session; the connection must initialize again. */
   sessionExpired?(error: McpError): void;
+  /**
+   * The response to request `id` was lost on the way (too large, skipped by the decoder): settle that
+   * request with `error` now instead of at its deadline.
+   */
+  failed?(id: JsonRpcId, error: McpError): void;
 }
 
 export interface SendOptions {
@@ -55,6 +60,12 @@ export interface Transport {
   readonly sessionId?: string | undefined;
   /** HTTP: forget the session id (after expiry), so the next initialize starts a new one. */
   resetSession?(): void;
+  /**
+   * The request `id` timed out or was cancelled: drop whatever the transport still holds for it (HTTP:
+   * its POST or resuming GET, with the socket), so a server that never answers cannot exhaust the pool.
+   * Called in both eras, after or instead of `notifications/cancelled`. No effect once it settled.
+   */
+  abandon?(id: JsonRpcId): void;
   /**
    * Whether cancelling a request is done by aborting its exchange (`SendOptions.signal`) instead of
    * sending `notifications/cancelled`. True for 2026-era HTTP.

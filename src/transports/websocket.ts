@@ -2,19 +2,26 @@
  * MCP over WebSocket (subprotocol `mcp`): one JSON-RPC message per text frame. A ping every
  * `pingIntervalMs` and a `pongTimeoutMs` deadline find dead peers that TCP would not report for
  * minutes; close codes become messages that say what happened.
+ *
+ * `maxMessageBytes` is ws's `maxPayload` (after decompression too): a larger frame is refused while it
+ * arrives. A frame cannot be skipped and the stream resynchronised, so the connection closes (1009),
+ * every pending request fails with an error naming the limit, and a supervisor reconnects.
  */
 import WebSocket from "ws";
-import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError } from "../framing/errors.js";
+import { ConnectionClosedError, TransportError, type MessageTooLargeError } from "../jsonrpc/errors.js";
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
 import { decodeWsFrame, describeCloseCode, encodeWsFrame } from "../framing/websocket.js";
-import { authHeaders, lowerCaseNames, type AuthOption } from "./auth.js";
+import type { IncomingMessage } from "node:http";
+import { fixedHeaders, type AuthOption } from "./auth.js";
+import { requestAuthHeaders, retryAfterRefusal } from "./http-auth.js";
+import { DEFAULT_MAX_PENDING_WRITE_BYTES, messageLimit, messageTooLarge, notReading } from "./message-limit.js";
+import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export interface WebSocketOptions {
   url: string | URL;
   headers?: Record<string, string>;
-  /** A bearer token, or a function returning headers (called once, for the handshake). */
+  /** A bearer token, a function returning headers, or an AuthProvider such as oauth() (asked once per handshake). */
   auth?: AuthOption;
   /** Default 15000 ms; 0 turns keep-alive off. */
   pingIntervalMs?: number;
@@ -22,6 +29,13 @@ export interface WebSocketOptions {
   pongTimeoutMs?: number;
   /** Default 10000 ms. */
   handshakeTimeoutMs?: number;
+  /** The largest frame the server may send (default 16 MiB). */
+  maxMessageBytes?: number;
+  /**
+   * The most bytes that may wait to be sent while the peer does not read (default 32 MiB); past it,
+   * sends fail at once with an `OverloadError` instead of piling up until their deadlines.
+   */
+  maxPendingWriteBytes?: number;
 }
 
 export class WebSocketTransport implements Transport {
@@ -35,22 +49,42 @@ export class WebSocketTransport implements Transport {
   private closing = false;
   private corked = false;
   private closed: Promise<void> | undefined;
+  private readonly maxMessageBytes: number;
+  /** Set when the server sent a frame over the limit: the reason the connection closes. */
+  private tooLarge: MessageTooLargeError | undefined;
 
   constructor(private readonly options: WebSocketOptions) {
     this.url = new URL(options.url);
     this.identity = `ws:${this.url.origin}${this.url.pathname}`;
+    this.maxMessageBytes = messageLimit(options.maxMessageBytes);
   }
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
-    const headers = { ...lowerCaseNames(this.options.headers), ...(await authHeaders(this.options.auth)) };
-    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000 });
+    // An AuthProvider may answer a refused upgrade (401/403) by authorizing; the handshake is then tried again.
+    for (let round = 0; ; round++) {
+      const auth = await requestAuthHeaders(this.options.auth, this.url, this.url, "GET");
+      const headers = { ...fixedHeaders(this.options.headers, this.options.auth), ...auth };
+      const refused = await this.handshake(headers);
+      if (refused === undefined) return;
+      if (!(await retryAfterRefusal(this.options.auth, refused.response, this.url, this.url, "GET", headers.authorization, round))) {
+        refused.response.destroy();
+        throw refused.error;
+      }
+    }
+  }
+
+  /** One upgrade attempt: resolves when open, or with the HTTP refusal; rejects on other failures. */
+  private handshake(headers: Record<string, string>): Promise<{ response: IncomingMessage; error: TransportError } | undefined> {
+    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000, maxPayload: this.maxMessageBytes });
     this.socket = socket;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       socket.once("unexpected-response", (_request, response) => {
         const status = response.statusCode ?? 0;
-        response.resume();
-        reject(new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}`, { url: this.url.href, status, delivered: false }));
+        const location = response.headers.location;
+        const redirect = location ? ` (a redirect to ${location}; connect to that URL instead: a handshake is not followed across redirects)` : "";
+        // The refusal's headers are all an AuthProvider reads (start() decides whether to try again).
+        resolve({ response, error: new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}${redirect}`, { url: this.url.href, status, delivered: false }) });
         socket.terminate();
       });
       // Before 'open' any error fails the connect (the promise ignores one after it settled).
@@ -65,7 +99,12 @@ export class WebSocketTransport implements Transport {
         }
         // Socket errors after the handshake are followed by 'close', which reports them; without a
         // listener, ws would throw them instead.
-        socket.on("error", (error) => this.sink?.error(error));
+        socket.on("error", (error: Error & { code?: string }) => {
+          if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+            this.tooLarge = messageTooLarge(`WebSocket ${this.url.href}`, this.maxMessageBytes + 1, this.maxMessageBytes, { url: this.url.href, cause: error });
+            this.sink?.error(this.tooLarge);
+          } else this.sink?.error(error);
+        });
         socket.on("message", (data, isBinary) => this.onFrame(data, isBinary));
         socket.on("pong", () => {
           clearTimeout(this.pongTimer);
@@ -73,7 +112,7 @@ export class WebSocketTransport implements Transport {
         });
         socket.once("close", (code, reason) => this.onClose(code, reason.toString()));
         this.startKeepAlive();
-        resolve();
+        resolve(undefined);
       });
     });
   }
@@ -81,10 +120,7 @@ export class WebSocketTransport implements Transport {
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
     const decoded = decodeWsFrame(data, isBinary);
     if (!decoded.ok) return this.sink?.error(decoded.error);
-    if (classifyMessage(decoded.value) === undefined) {
-      return this.sink?.error(new FramingError("WebSocket frame is not a JSON-RPC 2.0 message; ignored", JSON.stringify(decoded.value).slice(0, 200)));
-    }
-    this.sink?.message(decoded.value as JsonRpcMessage);
+    deliver(this.sink, decoded.value, `WebSocket ${this.url.href}`);
   }
 
   private startKeepAlive(): void {
@@ -119,6 +155,10 @@ export class WebSocketTransport implements Transport {
       sink?.close();
       return;
     }
+    if (this.tooLarge) {
+      sink?.close(new ConnectionClosedError(`${this.tooLarge.message} The connection was closed (a frame cannot be skipped).`, { url: this.url.href, delivered: true, cause: this.tooLarge }));
+      return;
+    }
     sink?.close(new ConnectionClosedError(`WebSocket ${this.url.href}: ${describeCloseCode(code, reason)}`, { url: this.url.href, delivered: true }));
   }
 
@@ -127,6 +167,8 @@ export class WebSocketTransport implements Transport {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       return Promise.reject(new ConnectionClosedError(`WebSocket ${this.url.href} is not open; message not sent`, { url: this.url.href, delivered: false }));
     }
+    const limit = this.options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
+    if (socket.bufferedAmount > limit) return Promise.reject(notReading(`WebSocket peer ${this.url.href}`, socket.bufferedAmount, limit));
     this.corkUntilTickEnds(socket);
     socket.send(encodeWsFrame(message));
     return SENT;

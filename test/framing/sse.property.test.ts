@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SseDecoder, encodeSseEvent, parseEventData, type SseEvent } from "../../src/framing/sse.js";
+import { OversizeFrameError } from "../../src/framing/oversize.js";
 
 const RUNS = { numRuns: 1000 };
 const token = fc.string({ unit: fc.constantFrom(..."abcdefXYZ0123456789-_."), minLength: 1, maxLength: 10 });
@@ -77,6 +78,53 @@ describe("SSE codec (property)", () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe("SSE codec: the size limit (property)", () => {
+  const LIMIT = 256;
+  it("oversize events (one long line or many lines) are skipped with one error each; every other event decodes, whatever the line ends and cuts", () => {
+    const small = fc.record({ id: token, data: fc.array(dataLine.filter((d) => d.length < 40), { minLength: 1, maxLength: 3 }).map((l) => l.join("\n")) });
+    const big = fc.record({
+      id: token,
+      lines: fc.integer({ min: 1, max: 8 }),
+      size: fc.integer({ min: LIMIT + 1, max: 6 * LIMIT }),
+      fill: fc.constantFrom("x", "é", "中", "👋"),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(small.map((e) => ({ small: e })), big.map((e) => ({ big: e }))), { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 30 }), fc.constantFrom("\n", "\r\n", "\r"), (items, offsets, eol) => {
+        let wire = "";
+        for (const item of items) {
+          if ("small" in item) wire += encodeSseEvent(item.small);
+          else {
+            const { id, lines, size, fill } = item.big;
+            const line = fill.repeat(Math.ceil(size / lines / Buffer.byteLength(fill)));
+            wire += encodeSseEvent({ id, data: Array.from({ length: lines }, () => line).join("\n") });
+          }
+        }
+        // A CR at the very end could still be the start of a CRLF: a final LF settles it.
+        wire = `${wire.replace(/\n/g, eol)}\n`;
+        const decoded: SseEvent[] = [];
+        const errors: Error[] = [];
+        const decoder = new SseDecoder({ maxMessageBytes: LIMIT, onEvent: (ev) => decoded.push(ev), onError: (e) => errors.push(e) });
+        for (const chunk of cut(Buffer.from(wire, "utf8"), offsets)) decoder.push(chunk);
+        expect(decoded.map((d) => ({ id: d.id, data: d.data }))).toEqual(items.filter((i) => "small" in i).map((i) => (i as { small: SseEvent }).small));
+        expect(errors).toHaveLength(items.filter((i) => "big" in i).length);
+        for (const error of errors) expect(error).toBeInstanceOf(OversizeFrameError);
+      }),
+      RUNS,
+    );
+  });
+
+  it("never holds much more than the limit, however long an event goes on", () => {
+    const decoder = new SseDecoder({ maxMessageBytes: 1024, onEvent: () => {}, onError: () => {} });
+    decoder.push("id: 1\ndata: ");
+    for (let i = 0; i < 2000; i++) decoder.push("y".repeat(1000));
+    expect(decoder.skippingEvent).toBe(true);
+    const events: SseEvent[] = [];
+    const after = new SseDecoder({ maxMessageBytes: 1024, onEvent: (e) => events.push(e) });
+    after.push(`data: ${"z".repeat(5000)}\n\ndata: ok\n\n`);
+    expect(events.map((e) => e.data)).toEqual(["ok"]);
   });
 });
 

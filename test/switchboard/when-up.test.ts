@@ -3,7 +3,7 @@
  * the new connection once it is up, leave when their signal aborts, and fail when the server stops.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { RequestCancelledError, TransportError } from "../../src/jsonrpc/errors.js";
+import { OverloadError, RequestCancelledError, TransportError } from "../../src/jsonrpc/errors.js";
 import { Switchboard } from "../../src/switchboard/switchboard.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { waitFor } from "../helpers/processes.js";
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 /** A board with one server whose every (re)start is a fresh ScriptedServer, restarted after `backoffMs`. */
-async function boardRestartingAfter(backoffMs: number): Promise<{ generations: ScriptedServer[] }> {
+async function boardRestartingAfter(backoffMs: number, maxQueue?: number): Promise<{ generations: ScriptedServer[] }> {
   const generations: ScriptedServer[] = [];
   board = new Switchboard({
     servers: {
@@ -26,6 +26,7 @@ async function boardRestartingAfter(backoffMs: number): Promise<{ generations: S
           return server.clientSide;
         },
         protocol: "legacy",
+        ...(maxQueue !== undefined ? { maxQueue } : {}),
         restart: { maxRestarts: 5, withinMs: 60_000, backoff: { initialMs: backoffMs, maxMs: backoffMs, factor: 1, jitter: 0 } },
       },
     },
@@ -72,5 +73,17 @@ describe("calls while a server restarts", () => {
     const error = await board!.callTool("s__echo", {}, { timeoutMs: 50 }).catch((e) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect(error.message).toMatch(/server "s" did not come up within \d+ ms \(restarting\)/);
+  });
+
+  it("wait at most maxQueue at a time: a call storm for a restarting server fails the rest at once", async () => {
+    await boardRestartingAfter(60_000, 5);
+    const calls = Array.from({ length: 12 }, () => board!.callTool("s__echo", {}, { timeoutMs: 120_000 }).catch((e: unknown) => e));
+    const refused = await Promise.all(calls.slice(5));
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(OverloadError);
+      expect((error as Error).message).toMatch(/5 requests are already waiting for server "s" to come up/);
+    }
+    await board!.stop();
+    for (const error of await Promise.all(calls.slice(0, 5))) expect((error as Error).message).toMatch(/server "s" was stopped/);
   });
 });

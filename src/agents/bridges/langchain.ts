@@ -1,0 +1,47 @@
+/**
+ * `mcp-switchboard/langchain`: the host's tools as LangChain.js `DynamicStructuredTool`s, for a chat
+ * model's `bindTools` and LangChain's agents. Names and JSON Schemas come from the adapters (the names
+ * OpenAI and Anthropic accept, mapped back on each call); every call goes through the host, so
+ * supervision, fallbacks, hooks and approval still apply, and the run's `signal` cancels it. This entry
+ * imports `@langchain/core` (a peer dependency); the package's main entry does not.
+ */
+import { ToolMessage } from "@langchain/core/messages";
+import { DynamicStructuredTool } from "@langchain/core/tools";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { compileInputSchema } from "../../adapters/schema.js";
+import { partsText, resultParts } from "../../adapters/media.js";
+import { orderedTools, runProviderCall, toolDescription, type ToolHost } from "../../adapters/tool-runner.js";
+import type { NameOptions } from "../../adapters/names.js";
+
+export interface LangChainToolsOptions extends NameOptions {
+  /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the run's signal is added. */
+  callOptions?: Record<string, unknown>;
+  /** Answer with the result's `structuredContent` in place of its text blocks. */
+  useStructuredContent?: boolean;
+}
+
+/**
+ * The host's tools (a Switchboard or an McpClient) as LangChain tools. Called with a tool call (as
+ * agents do), a tool answers with a `ToolMessage` whose `status` is `"error"` for an `isError` result
+ * or a failed call, whose content is the result's text (images and files described), and whose
+ * `artifact` is the whole MCP `CallToolResult`; called with plain arguments it answers with the text.
+ */
+export async function toLangChainTools(host: ToolHost, options: LangChainToolsOptions = {}): Promise<DynamicStructuredTool[]> {
+  const tools = await host.listTools();
+  return orderedTools(tools, "openai", options).map(
+    ({ tool, name }) =>
+      new DynamicStructuredTool({
+        name,
+        description: toolDescription(tool) ?? name,
+        schema: compileInputSchema(tool.inputSchema, "openai").schema as Record<string, unknown>,
+        func: async (input: unknown, _runManager, config?: RunnableConfig & { toolCall?: { id?: string } }) => {
+          const callOptions = { ...options.callOptions, ...(config?.signal ? { signal: config.signal } : {}) };
+          const { result } = await runProviderCall(host, name, input ?? {}, "openai", { prefix: options.prefix, callOptions });
+          const text = partsText(resultParts(result, "openai", { media: false, useStructuredContent: options.useStructuredContent }), () => "");
+          const id = config?.toolCall?.id;
+          if (id === undefined) return text;
+          return new ToolMessage({ content: text, artifact: result, tool_call_id: id, name, status: result.isError === true ? "error" : "success" });
+        },
+      }),
+  );
+}

@@ -1,0 +1,176 @@
+/**
+ * `runAgent`: the loop "model call, tool calls, tool results, again" over a Switchboard or an McpClient.
+ * Each turn lists the host's tools (cached by the host), asks the model, runs the tool calls it asked for
+ * at once, and appends both to the trace. It ends when the model answers without tool calls (`"end"`),
+ * at `maxTurns` (`"max_turns"`, the trace so far) or when the signal aborts (`"aborted"`: the model
+ * call and every MCP call in flight are cancelled, and the calls cut short are error results).
+ */
+import { ConfigError, McpError } from "../jsonrpc/errors.js";
+import { isObject } from "../util/guards.js";
+import { checkTrace } from "./convert/shared.js";
+import { within, type AgentEvents, type ModelCallStart } from "./events.js";
+import { viewOf, type AgentHost } from "./host.js";
+import type { AgentModel, ModelResponse } from "./model.js";
+import { runToolUses, type AgentApprove } from "./tool-calls.js";
+import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
+
+export const DEFAULT_MAX_TURNS = 10;
+
+export interface RunAgentOptions {
+  /** `openAIChatModel(...)`, `openAIResponsesModel(...)`, `anthropicModel(...)`, or your own function. */
+  model: AgentModel;
+  /** Runs the tools: a Switchboard (qualified names) or an McpClient. */
+  host: AgentHost;
+  /** The conversation so far (a string is one user message). Not modified: the result has a new array. */
+  messages: readonly TraceMessage[] | string;
+  /** Model calls at most (default 10). The run stops after the turn that reaches it. */
+  maxTurns?: number;
+  /** Aborting it ends the run with `stopReason: "aborted"`, cancelling the model call and every tool call in flight. */
+  signal?: AbortSignal;
+  /** After each turn (model call and its tool calls), awaited; a throw ends the run with that error. */
+  onStep?: (step: AgentStep) => void | Promise<void>;
+  /** Asked before each tool call; a refusal is an error result the model reads. */
+  approve?: AgentApprove;
+  /** Start/end of each model call and tool execution, with timing; `around` wraps each. */
+  events?: AgentEvents;
+  /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
+  callOptions?: Record<string, unknown>;
+}
+
+/** The model call failed (not by the run's abort). Carries the trace up to the failure. */
+export class ModelCallError extends McpError {
+  constructor(
+    message: string,
+    readonly turn: number,
+    readonly messages: TraceMessage[],
+    readonly usage: Usage,
+    readonly steps: AgentStep[],
+    cause: unknown,
+  ) {
+    super(message, { cause, retryable: false });
+  }
+}
+
+export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  const { model, host, maxTurns } = checkOptions(options);
+  const messages: TraceMessage[] = typeof options.messages === "string" ? [{ role: "user", content: [{ type: "text", text: options.messages }] }] : [...checkTrace(options.messages, "runAgent messages")];
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const outer = options.signal;
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  const view = viewOf(host);
+  const steps: AgentStep[] = [];
+  let usage: Usage = {};
+  const finish = (stopReason: StopReason): AgentResult => {
+    const lastAssistant = [...messages].reverse().find((message) => message.role === "assistant");
+    return { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+  };
+  try {
+    for (let turn = 1; turn <= maxTurns; turn++) {
+      const tools = await untilAborted(host.listTools(), signal);
+      if (tools.aborted) return finish("aborted");
+      const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
+      const began = performance.now();
+      options.events?.modelCallStart?.(start);
+      let answer: { aborted: true } | { aborted: false; value: ModelResponse };
+      try {
+        answer = await untilAborted(
+          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: tools.value, signal, turn })).then((response) => checkResponse(response, turn)),
+          signal,
+        );
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        options.events?.modelCallEnd?.({ ...start, durationMs: performance.now() - began, error: failure });
+        if (signal.aborted) return finish("aborted");
+        throw new ModelCallError(`The model call of turn ${turn} failed: ${failure.message}`, turn, messages, usage, steps, failure);
+      }
+      const modelDurationMs = performance.now() - began;
+      if (answer.aborted) {
+        options.events?.modelCallEnd?.({ ...start, durationMs: modelDurationMs, error: new Error("aborted") });
+        return finish("aborted");
+      }
+      const response = answer.value;
+      options.events?.modelCallEnd?.({ ...start, durationMs: modelDurationMs, response });
+      messages.push(response.message);
+      usage = addUsage(usage, response.usage);
+      const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      const ran = uses.length === 0 ? undefined : await runToolUses(uses, { host: view, tools: tools.value, turn, signal, approve: options.approve, events: options.events, callOptions: options.callOptions });
+      const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
+      if (toolResults !== undefined) messages.push(toolResults);
+      const step: AgentStep = {
+        turn,
+        message: response.message,
+        toolResults,
+        toolCalls: ran?.records ?? [],
+        usage: response.usage,
+        modelStopReason: response.stopReason,
+        modelDurationMs,
+      };
+      steps.push(step);
+      await options.onStep?.(step);
+      if (uses.length === 0) return finish("end");
+      if (signal.aborted) return finish("aborted");
+    }
+    return finish("max_turns");
+  } finally {
+    view.dispose();
+    outer?.removeEventListener("abort", onAbort);
+  }
+}
+
+function checkOptions(options: RunAgentOptions): { model: AgentModel; host: AgentHost; maxTurns: number } {
+  if (!isObject(options)) throw new ConfigError("runAgent needs an options object: { model, host, messages }");
+  const { model, host } = options;
+  if (typeof model !== "function") {
+    throw new ConfigError("expected a function (request) => Promise<{ message, usage?, stopReason? }>, e.g. openAIChatModel(client, { model })", { field: "model" });
+  }
+  const hostObject = host as unknown as Record<string, unknown> | undefined;
+  if (!isObject(hostObject) || typeof hostObject.listTools !== "function" || typeof hostObject.callTool !== "function") {
+    throw new ConfigError("expected a Switchboard or an McpClient (anything with listTools() and callTool())", { field: "host" });
+  }
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  if (!(Number.isInteger(maxTurns) && maxTurns >= 1) && maxTurns !== Infinity) {
+    throw new ConfigError(`expected a whole number >= 1 (or Infinity), found ${String(maxTurns)}`, { field: "maxTurns" });
+  }
+  return { model, host, maxTurns };
+}
+
+/** The model's answer, checked: an assistant message whose blocks the trace can hold. */
+function checkResponse(response: ModelResponse, turn: number): ModelResponse {
+  if (!isObject(response) || !isObject(response.message)) {
+    throw new McpError(`the model returned ${response === null ? "null" : typeof response}, not { message, usage?, stopReason? }`);
+  }
+  if (response.message.role !== "assistant") throw new McpError(`the model's message has role ${JSON.stringify(response.message.role)}; expected "assistant"`);
+  checkTrace([response.message], `model answer of turn ${turn}`);
+  return response;
+}
+
+/**
+ * The promise's value, or `{ aborted: true }` as soon as the signal aborts, whichever comes first; a
+ * promise that ignores the signal and rejects later does not surface as an unhandled rejection.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ aborted: true } | { aborted: false; value: T }> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.resolve({ aborted: true });
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(() => undefined);
+      resolve({ aborted: true });
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve({ aborted: false, value });
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

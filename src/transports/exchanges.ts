@@ -1,0 +1,51 @@
+/**
+ * The HTTP request now carrying each pending JSON-RPC request (its POST, or a GET resuming its stream),
+ * so a request that timed out or was cancelled can be dropped with its socket: a server that never
+ * answers must not keep the keep-alive pool busy. A Map entry per request costs far less than an
+ * AbortController and its listener, which this hot path once had and lost on purpose.
+ */
+import type { ClientRequest } from "node:http";
+import type { JsonRpcId } from "../jsonrpc/messages.js";
+
+export class Exchanges {
+  /** null until the request exists (the headers may still be in the making). */
+  private readonly requests = new Map<JsonRpcId, ClientRequest | null>();
+
+  /** A request is about to be sent. */
+  open(id: JsonRpcId): void {
+    this.requests.set(id, null);
+  }
+
+  /** `request` now carries `id`; if `id` was abandoned meanwhile, `request` goes at once. */
+  keep(id: JsonRpcId, request: ClientRequest): void {
+    if (this.requests.has(id)) this.requests.set(id, request);
+    else request.destroy();
+  }
+
+  /** False once the request was abandoned (or finished). */
+  isOpen(id: JsonRpcId): boolean {
+    return this.requests.has(id);
+  }
+
+  /** The exchange ended by itself. */
+  finish(id: JsonRpcId): void {
+    this.requests.delete(id);
+  }
+
+  /** Drops the exchange and its socket. */
+  abandon(id: JsonRpcId): void {
+    const request = this.requests.get(id);
+    if (this.requests.delete(id)) request?.destroy();
+  }
+
+  /** close(): every exchange goes. */
+  abandonAll(): void {
+    for (const request of this.requests.values()) request?.destroy();
+    this.requests.clear();
+  }
+
+  /** For tests: how many exchanges are open. */
+  get size(): number {
+    return this.requests.size;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * What every Streamable HTTP request carries besides its own headers: the caller's headers and a static
+ * token (folded in once; per-request auth, a header function or an AuthProvider, is added where the
+ * request is sent: http-auth.ts), the session id the server gave (2025 era) and the negotiated
+ * protocol version.
+ */
+import type { IncomingMessage } from "node:http";
+import { fixedHeaders, type AuthOption } from "./auth.js";
+import { headerValue } from "./http-client.js";
+
+export class HttpSession {
+  /** The server's Mcp-Session-Id, once it gave one. */
+  id: string | undefined;
+  /** Sent as MCP-Protocol-Version once negotiated. */
+  protocolVersion: string | undefined;
+  /** The 2026 era: no session id is stored or sent. */
+  stateless = false;
+  /** The headers that never change: the caller's, and a static bearer token, lower-cased once. */
+  private readonly fixed: Record<string, string>;
+
+  constructor(headers: Record<string, string> | undefined, auth: AuthOption | undefined) {
+    this.fixed = fixedHeaders(headers, auth);
+  }
+
+  /** The headers of one request. `extra` names are lower case already (this layer's and the dialects'). */
+  headers(extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { ...this.fixed };
+    if (this.id !== undefined) headers["mcp-session-id"] = this.id;
+    if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
+    return Object.assign(headers, extra);
+  }
+
+  /** Keeps the session id a response brings. */
+  capture(response: IncomingMessage): void {
+    if (this.stateless) return;
+    const id = headerValue(response, "mcp-session-id");
+    if (id !== undefined && id !== "") this.id = id;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The one reader for Streamable HTTP's event streams, a POST's reply and the standalone GET stream
+ * alike: decodes events (bounded by `maxMessageBytes`), drops replays after a resume (a bounded filter
+ * of recent event ids), and when a stream ends or breaks before its job is done, re-opens it from its
+ * cursor (`Last-Event-ID`) after the server's `retry` (clamped) or the backoff, for a bounded number of
+ * attempts without progress.
+ */
+import type { IncomingMessage } from "node:http";
+import type { MessageTooLargeError } from "../jsonrpc/errors.js";
+import { FramingError } from "../framing/errors.js";
+import { OversizeFrameError } from "../framing/oversize.js";
+import { SseDecoder, parseEventData } from "../framing/sse.js";
+import { sampleOf } from "../framing/errors.js";
+import { backoffDelay, type BackoffPolicy } from "../util/backoff.js";
+import { clamp, sleep } from "../util/timers.js";
+
+/** The server's `retry` is honoured within these bounds (ms): a hostile value neither spins nor stalls. */
+export const MIN_RETRY_MS = 100;
+export const DEFAULT_MAX_RETRY_MS = 60_000;
+/** How many recent event ids a stream remembers to drop replays. */
+export const RECENT_EVENT_IDS = 1024;
+/** Longer event ids are not used as cursors (they would go out as a header on every resume). */
+export const MAX_EVENT_ID_CHARS = 1024;
+/** What a Last-Event-ID header can carry: visible ASCII and spaces (Node refuses the rest, the server would too). */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
+/** A stream that stayed open this long (ms) counts as progress even without events (a quiet GET stream). */
+const HEALTHY_STREAM_MS = 1000;
+
+/** Where one logical stream stands across its re-openings. */
+export class StreamCursor {
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  private readonly recent = new Set<string>();
+
+  /** Records an event id; false when it was seen already (a replay after a resume). */
+  accept(id: string): boolean {
+    if (this.recent.has(id)) return false;
+    // A Set iterates in insertion order: the first value is the oldest.
+    if (this.recent.size >= RECENT_EVENT_IDS) this.recent.delete(this.recent.values().next().value!);
+    this.recent.add(id);
+    this.lastEventId = id;
+    return true;
+  }
+
+  /** For tests: how many ids the filter holds. */
+  get remembered(): number {
+    return this.recent.size;
+  }
+}
+
+export interface ResumableReadOptions {
+  cursor: StreamCursor;
+  maxMessageBytes: number;
+  /** Re-openings in a row that brought no event before giving up. */
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+  /** The longest wait the server's `retry` may ask for (ms). */
+  maxRetryMs: number;
+  /** Whether a break may be resumed at all (the 2026 era has no resumable streams). */
+  resumable: boolean;
+  /** Whether a stream without event ids may be re-opened (the GET stream), or is lost (a POST's reply). */
+  reopenWithoutCursor: boolean;
+  /** Whether an oversize event ends the stream (a POST's reply: its request fails) or is skipped. */
+  oversizeEndsStream: boolean;
+  /** Re-opens the stream from the cursor; undefined when the server no longer offers it. */
+  reopen(cursor: StreamCursor): Promise<IncomingMessage | undefined>;
+  /** False once the stream's job is done (answered, abandoned, closed): stop without an error. */
+  live(): boolean;
+  /** A decoded JSON value from a `message` event. */
+  deliver(value: unknown): void;
+  /** Something recoverable: a bad event, a failed re-open, a resume. */
+  warn(error: Error): void;
+  /** The error for an oversize event. */
+  tooLarge(error: OversizeFrameError): MessageTooLargeError;
+  /** Aborts the waits between attempts. */
+  signal?: AbortSignal;
+}
+
+export type StreamEnd =
+  | { kind: "done" }
+  /** The server answered a re-open with "no stream" (405). */
+  | { kind: "gone" }
+  | { kind: "lost"; why: string; cause?: Error; attempts: number }
+  | { kind: "oversize"; error: MessageTooLargeError };
+
+/** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
+export async function readResumable(first: IncomingMessage, options: ResumableReadOptions): Promise<StreamEnd> {
+  const { cursor } = options;
+  let response: IncomingMessage | undefined = first;
+  let attempts = 0;
+  let cause: Error | undefined;
+  for (;;) {
+    if (response !== undefined) {
+      const outcome = await readOnce(response, options);
+      if (outcome.oversize) return { kind: "oversize", error: outcome.oversize };
+      if (outcome.progressed) attempts = 0;
+      cause = outcome.broken;
+    }
+    if (!options.live()) return { kind: "done" };
+    if (!options.resumable) return { kind: "lost", why: "this protocol era has no resumable streams", cause, attempts };
+    if (cursor.lastEventId === undefined && !options.reopenWithoutCursor) {
+      return { kind: "lost", why: "the server sent no event ids to resume from", cause, attempts };
+    }
+    if (attempts >= options.maxAttempts) return { kind: "lost", why: `${attempts} attempts to re-open it failed`, cause, attempts };
+    await sleep(cursor.retryMs ?? backoffDelay(attempts, options.backoff), options.signal);
+    if (!options.live()) return { kind: "done" };
+    attempts++;
+    try {
+      response = await options.reopen(cursor);
+      if (response === undefined) return { kind: "gone" };
+    } catch (error) {
+      if (!options.live()) return { kind: "done" }; // abandoned or closed meanwhile: not worth a word
+      options.warn(error as Error);
+      cause = error as Error;
+      response = undefined;
+    }
+  }
+}
+
+interface ReadOutcome {
+  /** Set when the stream broke (rather than ended). */
+  broken?: Error;
+  /** At least one event arrived, or the stream stayed open a while. */
+  progressed: boolean;
+  oversize?: MessageTooLargeError;
+}
+
+/** Reads one response to its end (or to an oversize event that ends it). */
+function readOnce(response: IncomingMessage, options: ResumableReadOptions): Promise<ReadOutcome> {
+  const { cursor } = options;
+  const outcome: ReadOutcome = { progressed: false };
+  const opened = performance.now();
+  const decoder = new SseDecoder({
+    maxMessageBytes: options.maxMessageBytes,
+    onEvent: (event) => {
+      outcome.progressed = true;
+      if (event.id !== undefined && !acceptId(cursor, event.id, options)) return;
+      if (event.event !== undefined && event.event !== "message") return;
+      if (event.data === "") return; // a priming event: an id to resume from, no message
+      const parsed = parseEventData(event);
+      if (parsed.ok) options.deliver(parsed.value);
+      else options.warn(parsed.error);
+    },
+    onRetry: (ms) => {
+      cursor.retryMs = clamp(ms, MIN_RETRY_MS, options.maxRetryMs, options.maxRetryMs);
+    },
+    onError: (error) => {
+      if (!(error instanceof OversizeFrameError)) return options.warn(error);
+      const failure = options.tooLarge(error);
+      if (!options.oversizeEndsStream) return options.warn(failure);
+      outcome.oversize ??= failure;
+      response.destroy();
+    },
+  });
+  return new Promise<ReadOutcome>((resolve) => {
+    const done = (broken?: Error) => {
+      if (performance.now() - opened >= HEALTHY_STREAM_MS) outcome.progressed = true;
+      if (broken !== undefined && outcome.broken === undefined && outcome.oversize === undefined) outcome.broken = broken;
+      resolve(outcome);
+    };
+    response.on("data", (chunk: Buffer) => {
+      if (outcome.oversize === undefined) decoder.push(chunk);
+    });
+    response.once("end", () => done());
+    response.once("error", (error) => done(error));
+    response.once("aborted", () => done(new Error("connection lost")));
+    response.once("close", () => done(response.complete ? undefined : new Error("connection closed")));
+  });
+}
+
+/** The SSE rules for an event id: empty resets the cursor; one seen before is a replay (false). */
+function acceptId(cursor: StreamCursor, id: string, options: ResumableReadOptions): boolean {
+  if (id === "") {
+    cursor.lastEventId = undefined;
+    return true;
+  }
+  if (id.length > MAX_EVENT_ID_CHARS || !HEADER_SAFE.test(id)) {
+    const what = id.length > MAX_EVENT_ID_CHARS ? `is longer than ${MAX_EVENT_ID_CHARS}` : "cannot go in a Last-Event-ID header";
+    options.warn(new FramingError(`Event id of ${id.length} characters ${what}; not used to resume the stream`, sampleOf(id)));
+    return true;
+  }
+  return cursor.accept(id);
+}
