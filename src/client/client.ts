@@ -12,7 +12,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
-import { ResultCache, type CachedKind } from "./result-cache.js";
+import { ResultCache, type CacheFacts } from "./result-cache.js";
 import type {
   CallToolResult,
   CompleteResult,
@@ -77,8 +77,6 @@ export class McpClient {
   private validator: OutputValidator | undefined;
   /** Each tool's outputSchema from the latest tool list, for validation; dropped when the list changes. */
   private outputSchemas: Map<string, object | undefined> | undefined;
-  /** The client's own listeners on the connection, which `off(event)` without a listener must keep. */
-  private readonly internal = new Set<(...args: never[]) => void>();
   /**
    * @internal The connection underneath (state machine, request table, transport). Not part of the
    * API: tests and the Switchboard's diagnostics reach into it.
@@ -92,23 +90,46 @@ export class McpClient {
     this.enforceCapabilities = settings.enforceCapabilities ?? true;
     this.cacheEnabled = settings.cache ?? true;
     this.validateByDefault = settings.validateStructuredContent ?? false;
-    this.cache = new ResultCache({ era: () => this.era, serverCapabilities: () => this.serverCapabilities as Record<string, unknown> | undefined });
-    const drop = (kind: CachedKind) => () => {
-      this.cache.dropKind(kind);
-      if (kind === "tools") this.outputSchemas = undefined;
-    };
-    this.listenInternally("toolsChanged", drop("tools"));
-    this.listenInternally("resourcesChanged", drop("resources"));
-    this.listenInternally("promptsChanged", drop("prompts"));
-    this.listenInternally("resourceUpdated", (params) => {
-      if (typeof params?.uri === "string") this.cache.dropRead(params.uri);
-    });
-    this.listenInternally("state", (state) => {
-      if (state === "ready") return;
-      this.cache.clear();
-      this.outputSchemas = undefined;
-    });
+    this.cache = new ResultCache(new ClientFacts(this));
+    // Shared functions called with this client as `this` (eventemitter3's context): no closures per client.
+    connection.on("toolsChanged", McpClient.onToolsChanged, this);
+    connection.on("resourcesChanged", McpClient.onResourcesChanged, this);
+    connection.on("promptsChanged", McpClient.onPromptsChanged, this);
+    connection.on("resourceUpdated", McpClient.onResourceUpdated, this);
+    connection.on("state", McpClient.onState, this);
   }
+
+  private static onToolsChanged(this: McpClient): void {
+    this.cache.dropKind("tools");
+    this.outputSchemas = undefined;
+  }
+
+  private static onResourcesChanged(this: McpClient): void {
+    this.cache.dropKind("resources");
+  }
+
+  private static onPromptsChanged(this: McpClient): void {
+    this.cache.dropKind("prompts");
+  }
+
+  private static onResourceUpdated(this: McpClient, params: ConnectionEvents["resourceUpdated"][0]): void {
+    if (typeof params?.uri === "string") this.cache.dropRead(params.uri);
+  }
+
+  private static onState(this: McpClient, state: ConnectionState): void {
+    if (state === "ready") return;
+    this.cache.clear();
+    this.outputSchemas = undefined;
+  }
+
+  /** The client's own listeners on its connection, which `off(event)` without a listener must keep. */
+  private static readonly internal: ReadonlySet<unknown> = new Set([
+    McpClient.onToolsChanged,
+    McpClient.onResourcesChanged,
+    McpClient.onPromptsChanged,
+    McpClient.onResourceUpdated,
+    McpClient.onState,
+  ]);
 
   // ---- facts ----------------------------------------------------------------------------------------
   get state(): ConnectionState {
@@ -267,7 +288,7 @@ export class McpClient {
       return this;
     }
     for (const added of this.connection.listeners(event)) {
-      if (!this.internal.has(added as never)) this.connection.off(event, added as never);
+      if (!McpClient.internal.has(added)) this.connection.off(event, added as never);
     }
     return this;
   }
@@ -292,11 +313,6 @@ export class McpClient {
     }
     if (!this.checked.has(method)) this.checked.set(method, missingCapability(method, capabilities));
     return this.checked.get(method);
-  }
-
-  private listenInternally<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): void {
-    this.internal.add(listener as never);
-    this.connection.on(event, listener as never);
   }
 
   /** A request whose result the cache may answer or keep. */
@@ -344,4 +360,15 @@ function throwIfToolError(name: string, result: CallToolResult): CallToolResult 
 function firstText(result: CallToolResult): string | undefined {
   for (const block of result.content ?? []) if (block.type === "text") return block.text;
   return undefined;
+}
+
+/** What the result cache asks of its client, as methods on one object rather than two closures per client. */
+class ClientFacts implements CacheFacts {
+  constructor(private readonly client: McpClient) {}
+  era(): "legacy" | "modern" | undefined {
+    return this.client.era;
+  }
+  serverCapabilities(): Record<string, unknown> | undefined {
+    return this.client.serverCapabilities as Record<string, unknown> | undefined;
+  }
 }

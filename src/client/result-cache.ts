@@ -55,8 +55,9 @@ interface Entry {
 }
 
 export class ResultCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly inflight = new Map<string, Promise<Result>>();
+  // Made on first use: a client whose server declares no listChanged (or no TTLs) never keeps an entry.
+  private entries: Map<string, Entry> | undefined;
+  private inflight: Map<string, Promise<Result>> | undefined;
   /** Bumped on every invalidation of a kind, so a result fetched before it is not stored after it. */
   private readonly generation: Record<CachedKind, number> = { tools: 0, resources: 0, prompts: 0 };
 
@@ -73,12 +74,12 @@ export class ResultCache {
   /** The result for `key`: a fresh cached one, the request already in flight, or `fetch()`'s. */
   get(method: string, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
     if (!lookup.bypass) {
-      const entry = this.entries.get(key);
+      const entry = this.entries?.get(key);
       if (entry !== undefined) {
         if (Date.now() < entry.expiresAt) return Promise.resolve(entry.result);
-        this.entries.delete(key);
+        this.entries!.delete(key);
       }
-      const pending = this.inflight.get(key);
+      const pending = this.inflight?.get(key);
       if (pending !== undefined && lookup.share) return pending;
     }
     const kind = KIND_OF_METHOD[method];
@@ -88,9 +89,11 @@ export class ResultCache {
       return result;
     });
     if (lookup.share && !lookup.bypass) {
-      this.inflight.set(key, fetched);
+      const inflight = (this.inflight ??= new Map());
+      inflight.set(key, fetched);
       const forget = () => {
-        if (this.inflight.get(key) === fetched) this.inflight.delete(key);
+        if (inflight.get(key) === fetched) inflight.delete(key);
+        if (inflight.size === 0 && this.inflight === inflight) this.inflight = undefined;
       };
       fetched.then(forget, forget);
     }
@@ -100,35 +103,38 @@ export class ResultCache {
   /** Drops every page of a kind (its `list_changed` arrived). Reads stay: their content did not change. */
   dropKind(kind: CachedKind): void {
     this.generation[kind]++;
-    for (const key of this.entries.keys()) {
-      const method = key.split("\n", 1)[0];
-      if (method !== "resources/read" && KIND_OF_METHOD[method] === kind) this.entries.delete(key);
+    const { entries, inflight } = this;
+    if (entries !== undefined) {
+      for (const key of entries.keys()) {
+        const method = key.split("\n", 1)[0];
+        if (method !== "resources/read" && KIND_OF_METHOD[method] === kind) entries.delete(key);
+      }
     }
-    for (const key of this.inflight.keys()) if (KIND_OF_METHOD[key.split("\n", 1)[0]] === kind) this.inflight.delete(key);
+    if (inflight !== undefined) for (const key of inflight.keys()) if (KIND_OF_METHOD[key.split("\n", 1)[0]] === kind) inflight.delete(key);
   }
 
   /** Drops the cached read of one resource (`resources/updated` arrived for it). */
   dropRead(uri: string): void {
     this.generation.resources++;
-    this.entries.delete(ResultCache.readKey(uri));
-    this.inflight.delete(ResultCache.readKey(uri));
+    this.entries?.delete(ResultCache.readKey(uri));
+    this.inflight?.delete(ResultCache.readKey(uri));
   }
 
   /** Drops everything (the connection left `ready`: a new session may see a different server). */
   clear(): void {
     for (const kind of Object.keys(this.generation) as CachedKind[]) this.generation[kind]++;
-    this.entries.clear();
-    this.inflight.clear();
+    this.entries = undefined;
+    this.inflight = undefined;
   }
 
   /** Entries held now, fresh or not (for tests and status). */
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   private store(method: string, key: string, result: Result): void {
     const expiresAt = this.expiry(method, result);
-    if (expiresAt !== undefined) this.entries.set(key, { result, expiresAt });
+    if (expiresAt !== undefined) (this.entries ??= new Map()).set(key, { result, expiresAt });
   }
 
   /** When `result` goes stale, or undefined when it must not be kept at all. */

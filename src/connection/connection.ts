@@ -11,8 +11,9 @@
  */
 import { EventEmitter } from "eventemitter3";
 import { createActor, type Actor } from "xstate";
-import { ConnectionClosedError, McpError, RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
-import type { Transport, TransportSink } from "../transports/transport.js";
+import { ConnectionClosedError, McpError, RequestCancelledError, TransportError, type SessionExpiredError } from "../jsonrpc/errors.js";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { SendOptions, Transport, TransportSink } from "../transports/transport.js";
 import { asError } from "../util/guards.js";
 import { VERSION } from "../util/version.js";
 import type {
@@ -32,13 +33,13 @@ import type {
 import type { ListenFilter, ListenOptions, Subscription } from "./eras/listen.js";
 import { negotiate, rulesWhileNegotiating } from "./eras/negotiate.js";
 import type { ConnectionEvents } from "./events.js";
-import { Inbound, methodNotFound } from "./inbound.js";
+import { Inbound, methodNotFound, type InboundHost } from "./inbound.js";
 import { sessionFactsOf, type ConnectionObserver, type Instrumentation } from "./instrumentation.js";
-import { connectionMachine, type ConnectionState } from "./machine.js";
-import { Outbound } from "./outbound.js";
+import { connectionActorHost, connectionMachine, type ConnectionMachineWork, type ConnectionState } from "./machine.js";
+import { Outbound, type OutboundHost } from "./outbound.js";
 import { ReadyGate } from "./ready-gate.js";
 import type { RequestOptions } from "./request-options.js";
-import { RequestTable, type PendingRequest } from "./request-table.js";
+import { RequestTable, type PendingRequest, type RequestTableHooks } from "./request-table.js";
 
 export interface ConnectionOptions {
   clientInfo?: Implementation;
@@ -92,52 +93,16 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.transport = transport;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const handleServerRequest = options.handleServerRequest ?? methodNotFound;
-    const emit = this.emit.bind(this) as Wire["emit"];
-    const connection = this;
-    this.table = new RequestTable({ cancelled: (entry, reason) => this.cancelSent(entry, reason) });
+    // One object answers for the connection to all its parts (see Ports below).
+    const ports = new Connection.Ports(this, options, requestTimeoutMs, handleServerRequest);
+    this.table = new RequestTable(ports);
     this.readiness = new ReadyGate({ waitingFor: "the connection to become ready", limit: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS });
     this.observer = options.instrumentation?.observe(sessionFactsOf(this));
-    this.outbound = new Outbound(this.table, requestTimeoutMs, {
-      get transport() {
-        return connection.transport;
-      },
-      sessionExpired: (error) => {
-        if (this.state === "ready") this.actor.send({ type: "SESSION_EXPIRED", error });
-      },
-    }, this.observer);
-    this.inbound = new Inbound(this.table, handleServerRequest, {
-      rules: () => this.dialect ?? this.negotiating,
-      emit,
-      send: (message) => this.transport.send(message),
-    });
-    const outbound = this.outbound;
-    this.wire = {
-      get transport() {
-        return connection.transport;
-      },
-      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      clientCapabilities: options.capabilities ?? {},
-      requestTimeoutMs,
-      handleServerRequest,
-      roundTrip: (method, params, requestOptions, send) => outbound.request(method, params, requestOptions, send),
-      roundTripWithId: (method, params, requestOptions, send) => outbound.requestWithId(method, params, requestOptions, send),
-      forget: (id, error) => void this.table.reject(id, error),
-      sendNotification: (method, params, send) => outbound.notify(method, params, send),
-      replaceTransport: (next) => this.replaceTransport(next),
-      emit,
-      cancelServerRequest: (id, reason) => this.inbound.cancel(id, reason),
-    };
+    this.outbound = new Outbound(this.table, requestTimeoutMs, ports, this.observer);
+    this.inbound = new Inbound(this.table, handleServerRequest, ports);
+    this.wire = ports;
     this.negotiating = rulesWhileNegotiating(this.wire);
-    this.actor = createActor(connectionMachine, {
-      input: {
-        work: {
-          openTransport: () => this.transport.start(this.sinkFor(this.transport)),
-          negotiate: () => negotiate({ wire: this.wire, mode: options.protocol ?? "auto", prior: options.prior, settings: options.negotiation }),
-          beginNewSession: (error) => this.beginNewSession(error),
-          shutdown: () => this.shutdown(),
-        },
-      },
-    });
+    this.actor = createActor(connectionMachine, { parent: connectionActorHost(), input: { work: ports } });
     this.settled = new Promise<void>((resolve) => {
       this.actor.subscribe({
         next: (snapshot) => this.onSnapshot(snapshot.value as ConnectionState, snapshot.context.negotiated, snapshot.context.error),
@@ -147,6 +112,77 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     });
     this.actor.start();
   }
+
+  /**
+   * What the connection's parts call back: the wire (dialects, negotiation), the outbound and inbound
+   * hosts, the request table's hooks and the machine's work. One object with methods, in the class body
+   * so it reaches the connection's private parts, instead of some twenty closures per connection.
+   */
+  private static readonly Ports = class Ports implements Wire, OutboundHost, InboundHost, RequestTableHooks, ConnectionMachineWork {
+    readonly clientInfo: Implementation;
+    readonly clientCapabilities: Record<string, unknown>;
+
+    constructor(
+      private readonly connection: Connection,
+      private readonly options: ConnectionOptions,
+      readonly requestTimeoutMs: number,
+      readonly handleServerRequest: ServerRequestHandler,
+    ) {
+      this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+      this.clientCapabilities = options.capabilities ?? {};
+    }
+
+    get transport(): Transport {
+      return this.connection.transport;
+    }
+    roundTrip(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): Promise<Result> {
+      return this.connection.outbound.request(method, params, options, send);
+    }
+    roundTripWithId(method: string, params: Params | undefined, options?: RequestOptions, send?: SendOptions): { id: JsonRpcId; result: Promise<Result> } {
+      return this.connection.outbound.requestWithId(method, params, options, send);
+    }
+    forget(id: JsonRpcId, error: Error): void {
+      this.connection.table.reject(id, error);
+    }
+    sendNotification(method: string, params?: Params, send?: SendOptions): Promise<void> {
+      return this.connection.outbound.notify(method, params, send);
+    }
+    replaceTransport(next: Transport): Promise<void> {
+      return this.connection.replaceTransport(next);
+    }
+    emit<E extends keyof ConnectionEvents>(event: E, ...args: ConnectionEvents[E]): void {
+      (this.connection.emit as (event: E, ...args: ConnectionEvents[E]) => boolean)(event, ...args);
+    }
+    cancelServerRequest(id: JsonRpcId, reason: Error): void {
+      this.connection.inbound.cancel(id, reason);
+    }
+    sessionExpired(error: SessionExpiredError): void {
+      if (this.connection.state === "ready") this.connection.actor.send({ type: "SESSION_EXPIRED", error });
+    }
+    rules(): EraRules {
+      return this.connection.dialect ?? this.connection.negotiating;
+    }
+    send(message: JsonRpcMessage): Promise<void> {
+      return this.connection.transport.send(message);
+    }
+    cancelled(entry: PendingRequest, reason: string): void {
+      this.connection.cancelSent(entry, reason);
+    }
+    openTransport(): Promise<void> {
+      const transport = this.connection.transport;
+      return transport.start(this.connection.sinkFor(transport));
+    }
+    negotiate(): Promise<Negotiated> {
+      const { protocol, prior, negotiation } = this.options;
+      return negotiate({ wire: this, mode: protocol ?? "auto", prior, settings: negotiation });
+    }
+    beginNewSession(error: McpError): void {
+      this.connection.beginNewSession(error);
+    }
+    shutdown(): Promise<void> {
+      return this.connection.shutdown();
+    }
+  };
 
   /** Connects and negotiates; resolves once `ready`, rejects with the reason it could not get there. */
   async start(): Promise<void> {

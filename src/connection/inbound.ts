@@ -26,7 +26,7 @@ export const methodNotFound: ServerRequestHandler = (method) =>
 
 export class Inbound {
   /** Server requests whose handler runs, by id: aborted when the server cancels one or the connection ends. */
-  private readonly handling = new Map<JsonRpcId, AbortController>();
+  private handling: Map<JsonRpcId, AbortController> | undefined; // made for the first server request
 
   constructor(
     private readonly table: RequestTable,
@@ -36,7 +36,7 @@ export class Inbound {
 
   /** Server requests being handled. */
   get size(): number {
-    return this.handling.size;
+    return this.handling?.size ?? 0;
   }
 
   dispatch(message: JsonRpcMessage): void {
@@ -50,13 +50,15 @@ export class Inbound {
 
   /** The server cancelled its request `id`: the handler's signal aborts and no answer is sent. */
   cancel(id: JsonRpcId, reason: Error): void {
-    this.handling.get(id)?.abort(reason);
+    this.handling?.get(id)?.abort(reason);
   }
 
   /** The connection ends: every running handler's signal aborts. */
   abortAll(reason: Error): void {
-    for (const controller of this.handling.values()) controller.abort(reason);
-    this.handling.clear();
+    const handling = this.handling;
+    if (handling === undefined) return;
+    this.handling = undefined;
+    for (const controller of handling.values()) controller.abort(reason);
   }
 
   private onUnmatched(response: JsonRpcResponse): void {
@@ -89,7 +91,8 @@ export class Inbound {
       return;
     }
     const controller = new AbortController();
-    this.handling.set(request.id, controller);
+    const handling = (this.handling ??= new Map());
+    handling.set(request.id, controller);
     let handled: Promise<Result>;
     try {
       handled = this.handler(request.method, request.params ?? {}, controller.signal);
@@ -98,11 +101,11 @@ export class Inbound {
     }
     handled.then(
       (result) => {
-        this.handling.delete(request.id);
+        handling.delete(request.id);
         if (!controller.signal.aborted) this.respond(request.id, result);
       },
       (error: unknown) => {
-        this.handling.delete(request.id);
+        handling.delete(request.id);
         if (controller.signal.aborted) return; // the spec: no response to a cancelled request
         const text = asError(error).message;
         if (error instanceof ProtocolError) {

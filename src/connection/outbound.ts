@@ -30,7 +30,8 @@ interface Resend {
 
 export class Outbound {
   private readonly ids = new IdAllocator();
-  private resends = new Map<JsonRpcId, Resend>();
+  /** Made when the server first forgets a session with requests pending. */
+  private resends: Map<JsonRpcId, Resend> | undefined;
 
   constructor(
     private readonly table: RequestTable,
@@ -60,14 +61,14 @@ export class Outbound {
 
   /** Whether the pending request `id` waits to go again on the new session. */
   awaitsResend(id: JsonRpcId): boolean {
-    return this.resends.has(id);
+    return this.resends?.has(id) ?? false;
   }
 
   /** Sends again, on the new session, the requests the old one refused that are still pending. */
   resend(): void {
     const resends = this.resends;
-    if (resends.size === 0) return;
-    this.resends = new Map();
+    if (resends === undefined) return;
+    this.resends = undefined;
     for (const [id, { message, send }] of resends) {
       if (this.table.has(id)) this.transmit(this.host.transport, id, message, send); // else settled meanwhile (timeout, abort)
     }
@@ -90,7 +91,14 @@ export class Outbound {
   }
 
   private transmit(transport: Transport, id: JsonRpcId, message: JsonRpcRequest, send: SendOptions | undefined): void {
-    const sent = transport.send(message, send);
+    let sent: ReturnType<Transport["send"]>;
+    try {
+      sent = transport.send(message, send);
+    } catch (error) {
+      // A transport that throws instead of rejecting: the request must still settle, not linger.
+      this.sendFailed(id, error, message, send);
+      return;
+    }
     if (sent !== SENT) sent.then(undefined, (error) => this.sendFailed(id, error, message, send));
   }
 
@@ -98,7 +106,7 @@ export class Outbound {
     // The server forgot the session and refused this request: it never ran, so it goes again, unchanged,
     // on the new session instead of failing.
     if (error instanceof SessionExpiredError && this.table.has(id) && message.method !== "initialize") {
-      this.resends.set(id, { message, send });
+      (this.resends ??= new Map()).set(id, { message, send });
       this.host.sessionExpired(error);
       return;
     }

@@ -30,25 +30,28 @@ interface Waiter<T> {
 }
 
 export class ReadyGate<T = void> {
-  private readonly waiters = new Set<Waiter<T>>();
+  /** Made for the first waiter: most gates (one per connection, one per supervised server) never have one. */
+  private waiters: Set<Waiter<T>> | undefined;
 
   constructor(private readonly options: ReadyGateOptions) {}
 
   /** How many callers wait. */
   get size(): number {
-    return this.waiters.size;
+    return this.waiters?.size ?? 0;
   }
 
   wait(options: ReadyWaitOptions = {}): Promise<T> {
     const { signal, timeout } = options;
     const limit = this.options.limit ?? Infinity;
-    if (this.waiters.size >= limit) {
+    if (this.size >= limit) {
       return Promise.reject(new OverloadError(`${limit} requests are already waiting for ${this.options.waitingFor}`, { server: this.options.server }));
     }
     if (signal?.aborted) return Promise.reject(this.cancelled());
+    const waiters = (this.waiters ??= new Set());
     return new Promise<T>((resolve, reject) => {
       const leave = () => {
-        this.waiters.delete(waiter);
+        waiters.delete(waiter);
+        if (waiters.size === 0 && this.waiters === waiters) this.waiters = undefined;
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
@@ -65,18 +68,20 @@ export class ReadyGate<T = void> {
       const onAbort = () => waiter.reject(this.cancelled());
       const timer = timeout === undefined ? undefined : timerFor(() => waiter.reject(timeout.error()), timeout.ms);
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.add(waiter);
+      waiters.add(waiter);
     });
   }
 
   /** Lets every waiter through with `value`, in the order they came. */
   open(value: T): void {
-    for (const waiter of [...this.waiters]) waiter.resolve(value);
+    if (this.size === 0) return;
+    for (const waiter of [...this.waiters!]) waiter.resolve(value);
   }
 
   /** Fails every waiter with `error`. */
   rejectAll(error: Error): void {
-    for (const waiter of [...this.waiters]) waiter.reject(error);
+    if (this.size === 0) return;
+    for (const waiter of [...this.waiters!]) waiter.reject(error);
   }
 
   private cancelled(): RequestCancelledError {

@@ -6,28 +6,23 @@
  * of one setTimeout per request: with most requests answered long before their deadline, the timer fires
  * rarely, and settling a request costs no timer work unless the table empties (then the timer is
  * cleared, so an idle connection holds none).
+ *
+ * Memory per pending request is kept small (pending-store.ts keeps the fields in slots of one array):
+ * its promise and resolve function are all it holds beyond that. A failure settles the promise by
+ * resolving it with a rejected one, so the request keeps no `reject` function alive while it waits.
  */
 import { ProtocolError, RequestCancelledError, RequestTimeoutError, type McpError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { ProgressInfo, RequestOptions } from "./request-options.js";
 import { MAX_TIMER_MS } from "../util/timers.js";
+import { ABSENT, PendingStore, type PendingExtras, type Resolve } from "./pending-store.js";
 
+/** A pending request as the table's hooks and callers see it when it is cancelled or failed. */
 export interface PendingRequest {
   readonly id: JsonRpcId;
   readonly method: string;
-  resolve: (result: Record<string, unknown>) => void;
-  reject: (error: Error) => void;
-  /** When the response is due (performance.now() ms). */
-  deadline: number;
-  readonly timeoutMs: number;
-  /** The hard limit from maxTotalTimeoutMs, or Infinity. */
-  readonly totalDeadline: number;
-  readonly maxTotalTimeoutMs: number | undefined;
-  readonly onProgress: ((progress: ProgressInfo) => void) | undefined;
-  readonly resetOnProgress: boolean;
-  readonly signal: AbortSignal | undefined;
   /** Set where cancelling means aborting the exchange (2026-era HTTP) rather than notifying. */
-  exchange: AbortController | undefined;
+  readonly exchange: AbortController | undefined;
 }
 
 export interface RequestTableHooks {
@@ -35,21 +30,31 @@ export interface RequestTableHooks {
   cancelled(entry: PendingRequest, reason: string): void;
 }
 
+type Result = Record<string, unknown>;
+
+/** `new Promise(capture)` leaves its resolve function here: no closure per request. */
+let captured: Resolve | undefined;
+function capture(resolve: Resolve): void {
+  captured = resolve;
+}
+
 export class RequestTable {
-  private readonly pending = new Map<JsonRpcId, PendingRequest>();
+  private readonly store = new PendingStore();
   /**
    * One abort listener per distinct signal, not per request: callers often share one signal across
    * many requests, and EventTarget removal is linear in its listener count (10,000 requests on one
-   * signal took 1.3 s with a listener each).
+   * signal took 1.3 s with a listener each). Made for the first signal.
    */
-  private readonly signalGroups = new Map<AbortSignal, SignalGroup>();
+  private signalGroups: Map<AbortSignal, SignalGroup> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
+  /** The timeout most requests have (the connection's); a request with another keeps its own in its extras. */
+  private defaultTimeoutMs: number | undefined;
 
   constructor(private readonly hooks: RequestTableHooks) {}
 
   get size(): number {
-    return this.pending.size;
+    return this.store.size;
   }
 
   /** True while a deadline timer is armed (only while requests are pending). */
@@ -58,69 +63,68 @@ export class RequestTable {
   }
 
   has(id: JsonRpcId): boolean {
-    return this.pending.has(id);
+    return this.store.has(id);
   }
 
   /**
    * Registers a request about to be sent. The returned promise settles exactly once. A signal that is
    * already aborted rejects at once and registers nothing.
    */
-  add(
-    id: JsonRpcId,
-    method: string,
-    options: RequestOptions | undefined,
-    defaultTimeoutMs: number,
-    exchange?: AbortController,
-  ): Promise<Record<string, unknown>> {
+  add(id: JsonRpcId, method: string, options: RequestOptions | undefined, defaultTimeoutMs: number, exchange?: AbortController): Promise<Result> {
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(cancelledError(method, signal.reason));
+    this.defaultTimeoutMs ??= defaultTimeoutMs;
     const timeoutMs = options?.timeoutMs ?? defaultTimeoutMs;
     const now = performance.now();
-    const totalDeadline = options?.maxTotalTimeoutMs !== undefined ? now + options.maxTotalTimeoutMs : Infinity;
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const entry: PendingRequest = {
-        id,
-        method,
-        resolve,
-        reject,
-        deadline: Math.min(now + timeoutMs, totalDeadline),
-        timeoutMs,
-        totalDeadline,
-        maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
-        onProgress: options?.onProgress,
-        resetOnProgress: options?.resetTimeoutOnProgress === true,
-        signal,
-        exchange,
-      };
-      if (signal) this.watch(signal, entry);
-      this.pending.set(id, entry);
-      if (entry.deadline < this.timerAt) this.arm(entry.deadline, now);
-    });
+    // Whole ms (small integers are stored unboxed); at most 1 ms late, and the timer may fire 1 ms early anyway.
+    let deadline = Math.ceil(now + timeoutMs);
+    let extras: PendingExtras | undefined;
+    if (options !== undefined && (options.maxTotalTimeoutMs !== undefined || options.onProgress !== undefined || options.resetTimeoutOnProgress === true)) {
+      extras = extrasFor(options, timeoutMs, now, exchange);
+    } else if (exchange !== undefined || timeoutMs !== this.defaultTimeoutMs) {
+      extras = extrasFor(options, timeoutMs, now, exchange);
+    }
+    if (extras !== undefined && extras.totalDeadline < deadline) deadline = extras.totalDeadline;
+    const promise = new Promise<Result>(capture);
+    this.store.add(id, captured!, method, deadline, signal, extras);
+    captured = undefined;
+    if (signal) this.watch(signal, id);
+    if (deadline < this.timerAt) this.arm(deadline, now);
+    return promise;
   }
 
   /** Settles the request a response answers. False when no request has that id. */
   settle(response: JsonRpcResponse): boolean {
     const id = response.id;
     if (id === null) return false;
-    const entry = this.pending.get(id);
-    if (entry === undefined) return false;
-    this.remove(entry);
-    if ("result" in response) entry.resolve(response.result);
-    else entry.reject(ProtocolError.fromWire(response.error, entry.method));
+    const at = this.store.locate(id);
+    if (at === ABSENT) return false;
+    const resolve = this.store.resolverAt(id, at);
+    if ("result" in response) {
+      this.remove(id, at);
+      resolve(response.result);
+    } else {
+      const method = this.store.methodAt(id, at);
+      this.remove(id, at);
+      resolve(Promise.reject(ProtocolError.fromWire(response.error, method)));
+    }
     return true;
   }
 
   /** Routes a progress notification by its token (the request id). False for unknown tokens. */
   progress(token: unknown, info: ProgressInfo): boolean {
-    const entry = this.pending.get(token as JsonRpcId);
-    if (entry === undefined) return false;
-    if (entry.resetOnProgress) {
+    const id = token as JsonRpcId;
+    const at = this.store.locate(id);
+    if (at === ABSENT) return false;
+    const extras = this.store.extrasOf(id);
+    if (extras === undefined) return true;
+    if (extras.resetOnProgress) {
       // Later deadlines never need a re-arm: the timer fires early, finds nothing due, re-arms.
-      entry.deadline = Math.min(performance.now() + entry.timeoutMs, entry.totalDeadline);
+      this.store.setDeadline(id, at, Math.min(Math.ceil(performance.now() + extras.timeoutMs), extras.totalDeadline));
     }
-    if (entry.onProgress) {
+    if (extras.onProgress) {
       try {
-        entry.onProgress(info);
+        extras.onProgress(info);
       } catch {
         // A throwing progress callback is the caller's bug; it must not break the response stream.
       }
@@ -130,72 +134,84 @@ export class RequestTable {
 
   /** Rejects one request (e.g. its send failed). False when it already settled. */
   reject(id: JsonRpcId, error: Error): boolean {
-    const entry = this.pending.get(id);
-    if (entry === undefined) return false;
-    this.remove(entry);
-    entry.reject(error);
+    const at = this.store.locate(id);
+    if (at === ABSENT) return false;
+    const resolve = this.store.resolverAt(id, at);
+    this.remove(id, at);
+    resolve(Promise.reject(error));
     return true;
   }
 
   /** Rejects every pending request `keep` does not claim. */
   rejectAllExcept(keep: (entry: PendingRequest) => boolean, error: (entry: PendingRequest) => Error): void {
-    for (const entry of [...this.pending.values()]) {
-      if (keep(entry)) continue;
-      this.remove(entry);
-      entry.reject(error(entry));
+    for (const id of this.store.ids()) {
+      const entry = this.view(id);
+      if (entry === undefined || keep(entry)) continue;
+      this.reject(id, error(entry));
     }
   }
 
   /** Rejects every pending request, e.g. when the transport died. */
   rejectAll(error: McpError | ((entry: PendingRequest) => Error)): void {
-    if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
-    this.pending.clear();
-    this.disarm();
-    for (const entry of entries) {
-      this.detach(entry);
-      entry.reject(typeof error === "function" ? error(entry) : error);
+    if (this.store.size === 0) return;
+    for (const id of this.store.ids()) {
+      const entry = typeof error === "function" ? this.view(id) : undefined;
+      this.reject(id, entry ? (error as (entry: PendingRequest) => Error)(entry) : (error as McpError));
     }
   }
 
-  private abort(entry: PendingRequest): void {
-    if (this.pending.get(entry.id) !== entry) return;
-    this.remove(entry);
-    const reason = reasonText(entry.signal?.reason);
-    entry.reject(cancelledError(entry.method, entry.signal?.reason));
-    this.hooks.cancelled(entry, reason ?? "Cancelled by the client");
+  /** The caller aborted `id` after it was sent: reject it and tell the server. */
+  private abort(id: JsonRpcId, signal: AbortSignal): void {
+    const at = this.store.locate(id);
+    if (at === ABSENT || this.store.signalAt(id, at) !== signal) return;
+    const entry = this.view(id)!;
+    this.reject(id, cancelledError(entry.method, signal.reason));
+    this.hooks.cancelled(entry, reasonText(signal.reason) ?? "Cancelled by the client");
   }
 
-  private remove(entry: PendingRequest): void {
-    this.pending.delete(entry.id);
-    this.detach(entry);
-    if (this.pending.size === 0) this.disarm();
+  private view(id: JsonRpcId): PendingRequest | undefined {
+    const at = this.store.locate(id);
+    if (at === ABSENT) return undefined;
+    return { id, method: this.store.methodAt(id, at), exchange: this.store.extrasOf(id)?.exchange };
   }
 
-  private watch(signal: AbortSignal, entry: PendingRequest): void {
-    let group = this.signalGroups.get(signal);
+  private remove(id: JsonRpcId, at: number): void {
+    const signal = this.store.signalAt(id, at);
+    this.store.delete(id, at);
+    if (signal !== undefined) this.detach(signal);
+    if (this.store.size === 0) this.disarm();
+  }
+
+  private watch(signal: AbortSignal, id: JsonRpcId): void {
+    const groups = (this.signalGroups ??= new Map());
+    let group = groups.get(signal);
     if (group === undefined) {
-      const members = new Set<PendingRequest>();
+      const members: JsonRpcId[] = [];
       const listener = () => {
-        this.signalGroups.delete(signal);
-        for (const member of members) this.abort(member);
+        groups.delete(signal);
+        for (const member of group!.members) this.abort(member, signal);
       };
-      group = { members, listener };
-      this.signalGroups.set(signal, group);
+      group = { members, live: 0, listener };
+      groups.set(signal, group);
       signal.addEventListener("abort", listener, { once: true });
     }
-    group.members.add(entry);
+    group.members.push(id);
+    group.live++;
   }
 
-  private detach(entry: PendingRequest): void {
-    const signal = entry.signal;
-    if (signal === undefined) return;
-    const group = this.signalGroups.get(signal);
+  /** A request with `signal` settled. Its id stays in the group's list until the list is mostly settled ids. */
+  private detach(signal: AbortSignal): void {
+    const group = this.signalGroups?.get(signal);
     if (group === undefined) return;
-    group.members.delete(entry);
-    if (group.members.size === 0) {
-      this.signalGroups.delete(signal);
+    group.live--;
+    if (group.live === 0) {
+      this.signalGroups!.delete(signal);
       signal.removeEventListener("abort", group.listener);
+    } else if (group.members.length > 2 * group.live + 32) {
+      group.members = group.members.filter((id) => {
+        const at = this.store.locate(id);
+        return at !== ABSENT && this.store.signalAt(id, at) === signal;
+      });
     }
   }
 
@@ -221,32 +237,43 @@ export class RequestTable {
     // setTimeout may fire up to a millisecond early relative to performance.now().
     const now = performance.now() + 1;
     let next = Infinity;
-    const due: PendingRequest[] = [];
-    for (const entry of this.pending.values()) {
-      if (entry.deadline <= now) due.push(entry);
-      else if (entry.deadline < next) next = entry.deadline;
-    }
-    for (const entry of due) {
-      this.pending.delete(entry.id);
-      this.detach(entry);
-      const total = entry.deadline >= entry.totalDeadline;
+    const due: Array<[JsonRpcId, number]> = [];
+    this.store.forEachDeadline((id, deadline) => {
+      if (deadline <= now) due.push([id, deadline]);
+      else if (deadline < next) next = deadline;
+    });
+    for (const [id, deadline] of due) {
+      const entry = this.view(id);
+      if (entry === undefined) continue; // settled by an earlier one's cancellation
+      const extras = this.store.extrasOf(id);
+      const total = extras?.maxTotalTimeoutMs !== undefined && deadline >= extras.totalDeadline;
       const limit = total ? "maxTotalTimeoutMs" : "timeoutMs";
-      const ms = total ? entry.maxTotalTimeoutMs! : entry.timeoutMs;
-      entry.reject(
-        new RequestTimeoutError(
-          `Request ${entry.method} (id ${String(entry.id)}) got no response within ${ms} ms (${limit}); the request was cancelled`,
-          ms,
-        ),
-      );
+      const ms = total ? extras.maxTotalTimeoutMs! : (extras?.timeoutMs ?? this.defaultTimeoutMs!);
+      this.reject(id, new RequestTimeoutError(`Request ${entry.method} (id ${String(id)}) got no response within ${ms} ms (${limit}); the request was cancelled`, ms));
       this.hooks.cancelled(entry, `Request timed out (${limit})`);
     }
-    if (this.pending.size > 0 && next !== Infinity) this.arm(next, now - 1);
+    if (this.store.size > 0 && next !== Infinity) this.arm(next, now - 1);
   };
 }
 
 interface SignalGroup {
-  members: Set<PendingRequest>;
+  /** Ids of requests made with the signal; settled ones are dropped lazily. */
+  members: JsonRpcId[];
+  /** How many of them are pending. */
+  live: number;
   listener: () => void;
+}
+
+function extrasFor(options: RequestOptions | undefined, timeoutMs: number, now: number, exchange: AbortController | undefined): PendingExtras {
+  const maxTotalTimeoutMs = options?.maxTotalTimeoutMs;
+  return {
+    timeoutMs,
+    totalDeadline: maxTotalTimeoutMs !== undefined ? Math.ceil(now + maxTotalTimeoutMs) : Infinity,
+    maxTotalTimeoutMs,
+    onProgress: options?.onProgress,
+    resetOnProgress: options?.resetTimeoutOnProgress === true,
+    exchange,
+  };
 }
 
 function reasonText(reason: unknown): string | undefined {

@@ -80,6 +80,11 @@ export class CircuitBreaker {
     return this.#state;
   }
 
+  /** Closed: every call may go. Reading it never moves the state (only an open circuit changes with time). */
+  get closed(): boolean {
+    return this.#state === "closed";
+  }
+
   get consecutiveFailures(): number {
     return this.#consecutiveFailures;
   }

@@ -35,9 +35,10 @@ function calls(n: number): string {
 export class ConcurrencyLimiter {
   readonly server: string;
   readonly limits: ConcurrencyLimits;
-  readonly #queue: PQueue;
+  /** Made on the first call that may wait: an unlimited limiter (the default) never needs one. */
+  #queue: PQueue | undefined;
   /** One controller per waiting call: aborting it makes p-queue drop the call and reject with the reason. */
-  readonly #waiting = new Set<AbortController>();
+  #waiting: Set<AbortController> | undefined;
   #running = 0;
 
   constructor(options: ConcurrencyLimiterOptions) {
@@ -50,12 +51,28 @@ export class ConcurrencyLimiter {
     }
     this.server = options.server;
     this.limits = { maxConcurrency, maxQueue };
-    this.#queue = new PQueue({ concurrency: maxConcurrency });
+  }
+
+  /** No concurrency limit: nothing ever waits, so a caller may count its call with `enter`/`leave` instead of `run`. */
+  get unlimited(): boolean {
+    return this.limits.maxConcurrency === Infinity;
   }
 
   /** Calls waiting for a slot. */
   get size(): number {
-    return this.#waiting.size;
+    return this.#waiting?.size ?? 0;
+  }
+
+  /**
+   * Counts a call that runs now without `run`, on an unlimited limiter: `leave()` once it settled. The
+   * Switchboard's fast path uses these so that a call pays for no promise of the limiter's own.
+   */
+  enter(): void {
+    this.#running++;
+  }
+
+  leave(): void {
+    this.#running--;
   }
 
   /** Calls running. */
@@ -70,10 +87,10 @@ export class ConcurrencyLimiter {
     // finishing and p-queue starting the next one (a microtask later) a slot looks free while the
     // queue is not yet drained, and the total is what bounds memory.
     const { maxConcurrency, maxQueue } = this.limits;
-    if (this.#running + this.#waiting.size >= maxConcurrency + maxQueue) {
+    if (this.#running + this.size >= maxConcurrency + maxQueue) {
       return Promise.reject(
         new OverloadError(
-          `server "${this.server}": ${calls(this.#running)} running and ${this.#waiting.size} waiting; limit reached`,
+          `server "${this.server}": ${calls(this.#running)} running and ${this.size} waiting; limit reached`,
           { server: this.server },
         ),
       );
@@ -84,9 +101,10 @@ export class ConcurrencyLimiter {
     if (maxConcurrency === Infinity) return this.#runNow(fn);
 
     const ticket = new AbortController();
-    this.#waiting.add(ticket);
+    const waiting = (this.#waiting ??= new Set());
+    waiting.add(ticket);
     const leaveQueue = () => {
-      this.#waiting.delete(ticket);
+      waiting.delete(ticket);
       signal?.removeEventListener("abort", onCallerAbort);
     };
     const onCallerAbort = () => {
@@ -100,6 +118,7 @@ export class ConcurrencyLimiter {
       return this.#runNow(fn);
     };
     // Aborting the ticket while the call waits makes p-queue drop it and reject with the reason.
+    this.#queue ??= new PQueue({ concurrency: maxConcurrency });
     return this.#queue.add(task, { signal: ticket.signal });
   }
 
@@ -114,8 +133,10 @@ export class ConcurrencyLimiter {
 
   /** Rejects every waiting call with `error` (running calls are left to finish). */
   clear(error: Error): void {
-    const tickets = [...this.#waiting];
-    this.#waiting.clear();
+    const waiting = this.#waiting;
+    if (waiting === undefined || waiting.size === 0) return;
+    const tickets = [...waiting];
+    waiting.clear();
     for (const ticket of tickets) ticket.abort(error);
   }
 

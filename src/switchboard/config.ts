@@ -192,7 +192,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
   const common = {
     name,
     disabled,
-    fallbacks: (fields.fallbacks as string[] | undefined) ?? [],
+    fallbacks: (fields.fallbacks as string[] | undefined) ?? NONE,
     restart: restartPolicy(fields.restart as Record<string, unknown> | undefined, context),
     requestTimeoutMs: (fields.requestTimeoutMs as number | undefined) ?? CONFIG_DEFAULTS.requestTimeoutMs,
     ...(fields.startTimeoutMs !== undefined ? { startTimeoutMs: fields.startTimeoutMs as number } : {}),
@@ -210,8 +210,8 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
       ...common,
       type: "stdio",
       command: fields.command as string,
-      args: (fields.args as string[] | undefined) ?? [],
-      env: (fields.env as Record<string, string> | undefined) ?? {},
+      args: (fields.args as string[] | undefined) ?? NONE,
+      env: (fields.env as Record<string, string> | undefined) ?? NO_ENV,
       ...(cwd !== undefined ? { cwd: baseDir !== undefined && !disabled && !isAbsolute(cwd) ? resolve(baseDir, cwd) : cwd } : {}),
     };
   }
@@ -291,6 +291,7 @@ function restartPolicy(raw: Record<string, unknown> | undefined, context: CheckC
 }
 
 function toolFilter(raw: Record<string, unknown> | undefined): ToolFilter {
+  if (raw === undefined) return NO_FILTER;
   const filter: ToolFilter = {};
   if (raw?.only !== undefined) filter.only = raw.only as string[];
   if (raw?.except !== undefined) filter.except = raw.except as string[];
@@ -298,6 +299,12 @@ function toolFilter(raw: Record<string, unknown> | undefined): ToolFilter {
   if (raw?.filter !== undefined) filter.filter = raw.filter as ToolFilter["filter"];
   return filter;
 }
+
+// Shared by every entry that leaves them out (frozen: entries are read, never changed), so a board of
+// thousands of servers does not keep thousands of empty lists.
+const NONE: string[] = Object.freeze([]) as unknown as string[];
+const NO_ENV: Record<string, string> = Object.freeze({});
+const NO_FILTER: ToolFilter = Object.freeze({});
 
 function checkFallbacks(entry: ServerEntry, names: readonly string[], context: CheckContext): void {
   const seen = new Set<string>();

@@ -101,7 +101,8 @@ export async function route<T>(
     : new TransportError(`No server can take ${options.name}: "${primary.name}" and its fallbacks are disabled or unknown`, { delivered: false, server: primary.name });
 }
 
-function withServer(error: unknown, server: string): Error {
+/** The error, naming the server it came from when it does not already. */
+export function withServer(error: unknown, server: string): Error {
   if (error instanceof McpError && error.server === undefined) error.server = server;
   return asError(error);
 }

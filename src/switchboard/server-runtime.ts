@@ -10,12 +10,14 @@ import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
 import type { ChildWork } from "../supervisor/child-machine.js";
-import { CircuitBreaker, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
+import { CircuitBreaker, type CircuitState, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import { ConcurrencyLimiter } from "../supervisor/limiter.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
 import type { ServerEntry } from "./config-types.js";
-import { ServerTools } from "./server-tools.js";
+import { ServerTools, type ToolsOwner } from "./server-tools.js";
+import { withServer } from "./router.js";
+import type { Tool } from "../client/types.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -32,13 +34,16 @@ export interface RuntimeHooks {
   listsChanged(server: string): void;
   clientEvent(server: string, event: "log" | "stderr" | "error", payload: unknown): void;
   circuit(server: string, change: CircuitStateChange): void;
+  /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
+  toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
 }
 
-export class ServerRuntime {
+export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
-  readonly breaker: CircuitBreaker;
+  /** Made when first needed (a failure, the router): a server that never fails never has one. */
+  private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
   state: ServerState;
   restarts = 0;
@@ -48,69 +53,134 @@ export class ServerRuntime {
   readonly tools: ServerTools;
   /** Bumped by every stop, so a start that a stop overtook does not leave a client running. */
   private epoch = 0;
-  private readonly closing = new Set<Promise<void>>();
-  /** Calls waiting for the server to come (back) up. */
-  private readonly waiters: ReadyGate<McpClient>;
+  /** Clients still closing (stdio: processes still ending); made by the first close. */
+  private closing: Set<Promise<void>> | undefined;
+  /** Calls waiting for the server to come (back) up; made for the first. */
+  private waiters: ReadyGate<McpClient> | undefined;
   private readonly baseOptions: ClientOptions;
 
   constructor(entry: RunnableEntry, defaults: ClientOptions, private readonly hooks: RuntimeHooks) {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
-    // Calls waiting for a (re)start are bounded like the limiter's queue: a call storm for a server that
-    // is away must fail fast, not pile up until each call's deadline.
-    this.waiters = new ReadyGate({ waitingFor: `server "${entry.name}" to come up`, server: entry.name, limit: entry.maxQueue });
     this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;
     if (entry.maxMessageBytes !== undefined) this.baseOptions.maxMessageBytes = entry.maxMessageBytes;
     this.limiter = new ConcurrencyLimiter({ server: entry.name, maxConcurrency: entry.maxConcurrency, maxQueue: entry.maxQueue });
-    this.breaker = new CircuitBreaker({ ...entry.circuit, onStateChange: (change) => hooks.circuit(entry.name, change) });
-    this.tools = new ServerTools(
-      () => (this.state === "up" ? this.client : undefined),
-      (error) => hooks.clientEvent(entry.name, "error", error),
-    );
+    this.tools = new ServerTools(this);
   }
 
-  /** What the child actor runs. */
-  readonly work: ChildWork = {
-    start: () => this.startClient(),
-    watch: (exited) => {
-      const client = this.client;
-      if (client === undefined) {
-        exited(new TransportError(`server "${this.name}": no client after start`));
-        return () => {};
-      }
-      const onClose = (error?: Error) => {
-        // Route new calls away at once; the actor's restart decision follows.
-        this.state = "restarting";
-        this.lastError = error ?? new TransportError(`server "${this.name}" closed`);
-        exited(this.lastError);
-      };
-      client.on("close", onClose);
-      return () => client.off("close", onClose);
-    },
-    stop: () => this.stopClient(),
-    // Restarting cannot grant consent: a server that needs authorization stays down until it has it.
-  };
+  get breaker(): CircuitBreaker {
+    return (this.circuitBreaker ??= new CircuitBreaker({ ...this.entry.circuit, onStateChange: (change) => this.hooks.circuit(this.name, change) }));
+  }
 
-  private async startClient(): Promise<void> {
+  /** The circuit's state, without making a breaker for it. */
+  get circuit(): CircuitState {
+    return this.circuitBreaker?.state ?? "closed";
+  }
+
+  private get circuitClosed(): boolean {
+    return this.circuitBreaker === undefined || this.circuitBreaker.closed;
+  }
+
+  /** Closes the circuit (an operator's restart). */
+  resetCircuit(): void {
+    this.circuitBreaker?.reset();
+  }
+
+  // ---- the direct path ----------------------------------------------------------------------------
+
+  /**
+   * The client, when a call may go straight to it with nothing to decide: the server is up, has no
+   * fallbacks, no concurrency limit and a closed circuit, and the call is not cancelled already.
+   * Otherwise undefined, and the call takes the router (router.ts).
+   */
+  directClient(signal: AbortSignal | undefined): McpClient | undefined {
+    if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
+    return this.client;
+  }
+
+  /**
+   * Accounts for a call sent on `directClient()` as the router would (the limiter's count, the
+   * breaker's outcome, the server named on the error) with one reaction on the client's promise and
+   * no closure per call.
+   */
+  direct<T>(call: Promise<T>): Promise<T> {
+    this.limiter.enter();
+    return call.then((this.directSucceeded ??= this.succeeded.bind(this)) as (value: T) => T, (this.directFailed ??= this.failed.bind(this)));
+  }
+
+  private directSucceeded: (<T>(result: T) => T) | undefined;
+  private directFailed: ((error: unknown) => never) | undefined;
+
+  private succeeded<T>(result: T): T {
+    this.limiter.leave();
+    this.circuitBreaker?.onSuccess();
+    return result;
+  }
+
+  private failed(error: unknown): never {
+    this.limiter.leave();
+    this.breaker.onFailure(error);
+    throw withServer(error, this.name);
+  }
+
+  // ---- what its ServerTools asks --------------------------------------------------------------------
+
+  currentClient(): McpClient | undefined {
+    return this.state === "up" ? this.client : undefined;
+  }
+
+  listingFailed(error: Error): void {
+    this.hooks.clientEvent(this.name, "error", error);
+  }
+
+  toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
+    this.hooks.toolsListed(this, tools, previous);
+  }
+
+  // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
+
+  /** The runtime is its child actor's work itself (methods, rather than an object of three closures per server). */
+  get work(): ChildWork {
+    return this;
+  }
+
+  /** Watches the running client: `exited` once it closes. */
+  watch(exited: (error: Error) => void): () => void {
+    const client = this.client;
+    if (client === undefined) {
+      exited(new TransportError(`server "${this.name}": no client after start`));
+      return () => {};
+    }
+    const onClose = (error?: Error) => {
+      // Route new calls away at once; the actor's restart decision follows.
+      this.state = "restarting";
+      this.lastError = error ?? new TransportError(`server "${this.name}" closed`);
+      exited(this.lastError);
+    };
+    client.on("close", onClose);
+    return () => client.off("close", onClose);
+  }
+
+  /** Starts a new client; resolves once it is ready. */
+  async start(): Promise<void> {
     const epoch = ++this.epoch;
     await this.closeClient();
     // A stop (or a start timeout's cleanup) that came while the old client closed: do not start.
     if (epoch !== this.epoch) throw this.overtaken();
     const target = this.entry.transport ? this.entry.transport() : targetOf(this.entry);
     const client = createClient(target, this.baseOptions);
-    client.on("toolsChanged", () => {
-      this.tools.changed();
-      this.hooks.listsChanged(this.name);
-    });
-    client.on("resourcesChanged", () => this.hooks.listsChanged(this.name));
-    client.on("promptsChanged", () => this.hooks.listsChanged(this.name));
-    client.on("log", (params) => this.hooks.clientEvent(this.name, "log", params));
-    client.on("stderr", (text) => this.hooks.clientEvent(this.name, "stderr", text));
-    client.on("error", (error) => this.hooks.clientEvent(this.name, "error", error));
+    // Shared listeners called with this runtime as `this` (eventemitter3's context), not six closures per client.
+    const events = client.connection;
+    events.on("toolsChanged", ServerRuntime.onToolsChanged, this);
+    events.on("resourcesChanged", ServerRuntime.onListChanged, this);
+    events.on("promptsChanged", ServerRuntime.onListChanged, this);
+    events.on("log", ServerRuntime.onLog, this);
+    events.on("stderr", ServerRuntime.onStderr, this);
+    events.on("error", ServerRuntime.onError, this);
     this.client = client;
     try {
       await client.start();
@@ -133,11 +203,32 @@ export class ServerRuntime {
     });
   }
 
+  private static onToolsChanged(this: ServerRuntime): void {
+    this.tools.changed();
+    this.hooks.listsChanged(this.name);
+  }
+
+  private static onListChanged(this: ServerRuntime): void {
+    this.hooks.listsChanged(this.name);
+  }
+
+  private static onLog(this: ServerRuntime, params: unknown): void {
+    this.hooks.clientEvent(this.name, "log", params);
+  }
+
+  private static onStderr(this: ServerRuntime, text: string): void {
+    this.hooks.clientEvent(this.name, "stderr", text);
+  }
+
+  private static onError(this: ServerRuntime, error: Error): void {
+    this.hooks.clientEvent(this.name, "error", error);
+  }
+
   /** Closes the client and waits until every client this server closed is gone (processes ended). */
-  private async stopClient(): Promise<void> {
+  async stop(): Promise<void> {
     this.epoch++;
     await this.closeClient();
-    await Promise.all(this.closing);
+    if (this.closing !== undefined && this.closing.size > 0) await Promise.all(this.closing);
   }
 
   private closeClient(): Promise<void> {
@@ -147,8 +238,9 @@ export class ServerRuntime {
     // Kept until done: a stdio server that ignores its closed stdin takes seconds to end, and a later
     // stop must not report the server stopped while its process still runs.
     const closed = client.close().catch(() => {});
-    this.closing.add(closed);
-    void closed.then(() => this.closing.delete(closed));
+    const closing = (this.closing ??= new Set());
+    closing.add(closed);
+    void closed.then(() => closing.delete(closed));
     return closed;
   }
 
@@ -163,10 +255,10 @@ export class ServerRuntime {
     this.restarts = restarts;
     this.downReason = undefined;
     // A fresh process or connection: failures of the old one say nothing about it.
-    this.breaker.reset();
+    this.circuitBreaker?.reset();
     // Its tools may differ from the last process's: list them, in the background.
     this.tools.changed();
-    this.waiters.open(this.client!);
+    this.waiters?.open(this.client!);
   }
 
   markRestarting(error: Error, restarts: number): void {
@@ -179,20 +271,26 @@ export class ServerRuntime {
     this.state = "down";
     this.downReason = reason;
     if (error) this.lastError = error;
+    if (!this.anyoneWaits()) return; // an error costs a stack trace: made only for someone to get it
     const failure = new TransportError(`server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`, {
       cause: error,
       delivered: false,
       server: this.name,
     });
-    this.waiters.rejectAll(failure);
+    this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
   }
 
   markStopped(): void {
     this.state = "stopped";
+    if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
-    this.waiters.rejectAll(failure);
+    this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
+  }
+
+  private anyoneWaits(): boolean {
+    return (this.waiters?.size ?? 0) > 0 || this.limiter.size > 0;
   }
 
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
@@ -202,6 +300,9 @@ export class ServerRuntime {
       return Promise.reject(this.unavailable());
     }
     const error = () => new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError });
+    // Bounded like the limiter's queue: a call storm for a server that is away must fail fast, not pile
+    // up until each call's deadline.
+    this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name, limit: this.entry.maxQueue });
     return this.waiters.wait({ signal, timeout: { ms: timeoutMs, error } });
   }
 

@@ -18,6 +18,16 @@ interface Listing {
   done: Promise<Tool[] | undefined>;
 }
 
+/** The server the tools belong to (its ServerRuntime). */
+export interface ToolsOwner {
+  /** The server's client while it is up, else undefined. */
+  currentClient(): McpClient | undefined;
+  /** A listing failed. */
+  listingFailed(error: Error): void;
+  /** A listing brought `tools` (replacing `previous`): the board's index of tool names follows. */
+  toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
+}
+
 export class ServerTools {
   /** The last list seen, kept across restarts; undefined until a listing succeeded once. */
   list: Tool[] | undefined;
@@ -27,11 +37,11 @@ export class ServerTools {
   private version = 0;
   private listing: Listing | undefined;
 
-  constructor(
-    /** The server's client while it is up, else undefined. */
-    private readonly current: () => McpClient | undefined,
-    private readonly report: (error: Error) => void,
-  ) {}
+  constructor(private readonly owner: ToolsOwner) {}
+
+  private current(): McpClient | undefined {
+    return this.owner.currentClient();
+  }
 
   find(name: string): Tool | undefined {
     return this.list?.find((tool) => tool.name === name);
@@ -69,11 +79,13 @@ export class ServerTools {
     try {
       const tools = client.serverCapabilities?.tools ? await client.listTools() : [];
       if (this.current() !== client) return false; // restarted meanwhile: the new client lists for itself
+      const previous = this.list;
       this.list = tools;
       if (version === this.version) this.fresh = true;
+      this.owner.toolsListed(tools, previous);
       return true;
     } catch (error) {
-      if (this.current() === client) this.report(error as Error);
+      if (this.current() === client) this.owner.listingFailed(error as Error);
       return false;
     }
   }

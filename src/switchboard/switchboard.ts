@@ -12,7 +12,6 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
-import { sleep } from "../util/timers.js";
 import { DEFAULT_START_TIMEOUT_MS, normalise, type BoardCallOptions, type FromConfigOptions, type ServerStatus, type SwitchboardInit } from "./board-options.js";
 import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
@@ -22,6 +21,8 @@ import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./names
 import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
 import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
+import { ToolIndex } from "./tool-index.js";
+import { StartWait } from "./start-wait.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -34,7 +35,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private supervisor: Actor<typeof supervisorMachine> | undefined;
   private stopped: Promise<void> | undefined;
   private toolsCache: Tool[] | undefined;
-  private toolIndex = new Map<string, { server: string; tool: Tool }>();
+  /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
+  private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
@@ -48,6 +50,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const settings = { ...extra, ...("options" in init ? {} : init) } as Omit<SwitchboardInit, "servers">;
     const config = "options" in init ? init : normalise(init);
     this.separator = config.options.separator;
+    this.toolIndex = new ToolIndex(this.separator);
     this.hooks = settings.hooks ?? {};
     this.whileRestarting = settings.whileRestarting ?? "fallback";
     this.startTimeoutMs = settings.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -84,17 +87,13 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return this.settledStart();
   }
 
-  private async settledStart(): Promise<void> {
-    const pending = [...this.runtimes.values()].filter((r) => r.state === "starting" || r.state === "restarting");
-    if (pending.length === 0) return;
-    const settled = (r: ServerRuntime) => r.whenUp(this.startTimeoutOf(r)).catch(() => undefined);
-    const timeout = new AbortController();
-    try {
-      await Promise.race([Promise.all(pending.map(settled)), sleep(Math.max(...pending.map((r) => this.startTimeoutOf(r))), timeout.signal)]);
-    } finally {
-      timeout.abort();
-    }
+  /** Until each server that is starting is up or down, bounded by its start timeout (start-wait.ts). */
+  private settledStart(): Promise<void> {
+    const wait = new StartWait(this.runtimes.values(), (runtime) => this.startTimeoutOf(runtime));
+    this.startWaits.add(wait);
+    return wait.done.finally(() => this.startWaits.delete(wait));
   }
+  private readonly startWaits = new Set<StartWait>();
 
   private startTimeoutOf(runtime: ServerRuntime): number {
     return runtime.entry.startTimeoutMs ?? this.startTimeoutMs;
@@ -118,7 +117,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Restarts a server now, including one that is `down` (its restart limits start afresh). */
   restart(name: string): void {
-    this.runtime(name).breaker.reset();
+    this.runtime(name).resetCircuit();
     this.supervisor?.send({ type: "RESTART", name });
   }
 
@@ -144,7 +143,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         downReason: runtime.downReason,
         inFlight: runtime.limiter.pending,
         queued: runtime.limiter.size,
-        circuit: runtime.breaker.state,
+        circuit: runtime.circuit,
         protocolVersion: runtime.client?.protocolVersion,
         fallbacks: runtime.entry.fallbacks,
       };
@@ -160,18 +159,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const generation = this.listsGeneration;
     const perServer = await Promise.all([...this.runtimes.values()].map((runtime) => this.toolsOf(runtime)));
     const tools: Tool[] = [];
-    const index = new Map<string, { server: string; tool: Tool }>();
     for (const [runtime, list] of perServer) {
-      for (const tool of applyToolFilter(list, runtime.entry.tools)) {
-        const name = qualify(runtime.name, tool.name, this.separator);
-        tools.push({ ...tool, name });
-        index.set(name, { server: runtime.name, tool });
-      }
+      for (const tool of applyToolFilter(list, runtime.entry.tools)) tools.push({ ...tool, name: qualify(runtime.name, tool.name, this.separator) });
     }
-    if (generation === this.listsGeneration) {
-      this.toolsCache = tools;
-      this.toolIndex = index;
-    }
+    if (generation === this.listsGeneration) this.toolsCache = tools;
     return tools;
   }
 
@@ -182,7 +173,27 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   }
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
-  async callTool(name: string, args?: Record<string, unknown>, options: BoardCallOptions = {}): Promise<CallToolResult> {
+  callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
+    const known = this.toolIndex.get(name);
+    const hooks = this.hooks;
+    // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
+    // one lookup and one reaction on the client's promise beyond a bare client's.
+    if (known !== undefined && hooks.before === undefined && hooks.approve === undefined && hooks.after === undefined && hooks.error === undefined) {
+      const client = known.runtime.directClient(options?.signal);
+      if (client !== undefined) {
+        let call: Promise<CallToolResult>;
+        try {
+          call = client.callTool(known.name, args, options);
+        } catch (error) {
+          call = Promise.reject(error);
+        }
+        return known.runtime.direct(call);
+      }
+    }
+    return this.routedTool(name, args, options ?? {});
+  }
+
+  private async routedTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions): Promise<CallToolResult> {
     const { runtime, toolName } = this.resolveTool(name);
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
@@ -193,7 +204,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
     const known = this.toolIndex.get(name);
-    const parsed = known ? { server: known.server, tool: known.tool.name } : parseQualified(name, this.separator, this.runtimes);
+    const parsed = known ? { server: known.runtime.name, tool: known.name } : parseQualified(name, this.separator, this.runtimes);
     if (!parsed) {
       throw new ProtocolError(`Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`, -32602);
     }
@@ -323,11 +334,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     },
     circuit: (server: string, change: { from: "closed" | "open" | "half-open"; to: "closed" | "open" | "half-open"; reason: string }) =>
       this.emit("circuit", { server, ...change }),
+    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => this.toolIndex.replace(runtime, tools, previous),
   };
 
   private onChildEvent(event: ChildEmitted): void {
     const runtime = this.runtimes.get(event.name);
     if (!runtime) return;
+    this.dispatchChildEvent(runtime, event);
+    if (this.startWaits.size > 0) for (const wait of this.startWaits) wait.update(runtime);
+  }
+
+  private dispatchChildEvent(runtime: ServerRuntime, event: ChildEmitted): void {
     switch (event.type) {
       case "child.up":
         runtime.markUp(event.restarts);
