@@ -114,7 +114,10 @@ function failureLines(output) {
   const lines = output.split("\n");
   const start = lines.findIndex((line) => /^(Failed Checks:|Client exited with code|Client timed out)/.test(line));
   const from = start < 0 ? Math.max(0, lines.length - 12) : start;
-  return lines.slice(from, from + 12).map((line) => `      ${line}`).join("\n");
+  return lines
+    .slice(from, from + 12)
+    .map((line) => `      ${line}`)
+    .join("\n");
 }
 
 const started = Date.now();
@@ -159,5 +162,7 @@ const failed = results.filter((r) => r.result === "FAIL");
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 const names = failed.map((r) => `${r.runner.key}:${r.scenario}@${r.revision}`);
 const failedList = names.length > 10 ? `${names.slice(0, 10).join(", ")} and ${names.length - 10} more` : names.join(", ");
-console.log(`\nconformance: ${results.length - failed.length}/${results.length} runs passed in ${seconds} s (${totals.join("; ")})${failed.length ? `; failed: ${failedList}` : ""}`);
+console.log(
+  `\nconformance: ${results.length - failed.length}/${results.length} runs passed in ${seconds} s (${totals.join("; ")})${failed.length ? `; failed: ${failedList}` : ""}`,
+);
 process.exit(failed.length === 0 ? 0 : 1);

@@ -47,10 +47,20 @@ for (const [id, us] of selfUs) {
 
 const pct = (us: number) => `${((100 * us) / total).toFixed(1)}%`;
 console.log(`\n${file}: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle\n`);
-console.log(table(["area", "self time", "share"], [...perArea].sort((a, b) => b[1] - a[1]).map(([area, us]) => [area, `${(us / 1000).toFixed(0)} ms`, pct(us)])));
+console.log(
+  table(
+    ["area", "self time", "share"],
+    [...perArea].sort((a, b) => b[1] - a[1]).map(([area, us]) => [area, `${(us / 1000).toFixed(0)} ms`, pct(us)]),
+  ),
+);
 console.log();
 const top = [...perFunction.values()].sort((a, b) => b.us - a.us).slice(0, Number(count));
-console.log(table(["function", "where", "self time", "share"], top.map((f) => [f.name, f.where, `${(f.us / 1000).toFixed(0)} ms`, pct(f.us)])));
+console.log(
+  table(
+    ["function", "where", "self time", "share"],
+    top.map((f) => [f.name, f.where, `${(f.us / 1000).toFixed(0)} ms`, pct(f.us)]),
+  ),
+);
 
 function areaOf(name: string, url: string): string {
   if (name === "(garbage collector)") return "GC";

@@ -93,7 +93,15 @@ writeResult(
     bench: "many-servers",
     title: `${SERVERS} stdio servers at once`,
     method,
-    rows: [ours, sdk].map((row) => ({ client: row.label, servers: SERVERS, concurrency: CONCURRENCY, startMs: Math.round(row.startMs), reqPerSec: Math.round(row.reqPerSec), p50Ms: row.p50, p99Ms: row.p99 })),
+    rows: [ours, sdk].map((row) => ({
+      client: row.label,
+      servers: SERVERS,
+      concurrency: CONCURRENCY,
+      startMs: Math.round(row.startMs),
+      reqPerSec: Math.round(row.reqPerSec),
+      p50Ms: row.p50,
+      p99Ms: row.p99,
+    })),
     ratios: { [`${group}: ours ÷ ${SDK}`]: round2(ratio) },
     targets: { "many-servers-vs-sdk": ratio },
     chart: {

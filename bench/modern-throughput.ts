@@ -78,7 +78,11 @@ export async function runModernThroughput(): Promise<Record<string, number>> {
   const { child, url } = await startHttpServer();
   const ratios: Record<string, number> = {};
   const rows: Record<string, string | number>[] = [];
-  const chart: ChartSpec = { title: "2026-07-28 throughput, auto negotiation", xLabel: "server", panels: CONCURRENCIES.map((c) => ({ title: `concurrency ${c}`, unit: "req/s", groups: [] })) };
+  const chart: ChartSpec = {
+    title: "2026-07-28 throughput, auto negotiation",
+    xLabel: "server",
+    panels: CONCURRENCIES.map((c) => ({ title: `concurrency ${c}`, unit: "req/s", groups: [] })),
+  };
   const targets: [string, Target][] = [
     ["raw 2026 responder, stdio", { kind: "stdio", args: rawStdio, env: { RAW_MODERN: "1" } }],
     ["SDK v2 server, stdio", { kind: "stdio", args: sdkStdio }],
@@ -97,11 +101,28 @@ export async function runModernThroughput(): Promise<Record<string, number>> {
         console.log(
           table(
             ["client", "era", "req/s", "p50 ms", "p99 ms", "ours ÷ this (req/s)"],
-            Object.values(medians).map((r) => [r.label, r.era, r.reqPerSec, r.p50, r.p99, r.label === ours.label ? "—" : `${(ours.reqPerSec / r.reqPerSec).toFixed(2)}x`]),
+            Object.values(medians).map((r) => [
+              r.label,
+              r.era,
+              r.reqPerSec,
+              r.p50,
+              r.p99,
+              r.label === ours.label ? "—" : `${(ours.reqPerSec / r.reqPerSec).toFixed(2)}x`,
+            ]),
           ),
         );
         console.log();
-        for (const r of Object.values(medians)) rows.push({ server: name, concurrency, client: r.label, era: r.era, calls: callsFor(target), reqPerSec: Math.round(r.reqPerSec), p50Ms: r.p50, p99Ms: r.p99 });
+        for (const r of Object.values(medians))
+          rows.push({
+            server: name,
+            concurrency,
+            client: r.label,
+            era: r.era,
+            calls: callsFor(target),
+            reqPerSec: Math.round(r.reqPerSec),
+            p50Ms: r.p50,
+            p99Ms: r.p99,
+          });
         chart.panels[panel].groups.push({ label: name, values: Object.fromEntries(Object.values(medians).map((r) => [r.label, Math.round(r.reqPerSec)])) });
       }
     }
@@ -109,7 +130,11 @@ export async function runModernThroughput(): Promise<Record<string, number>> {
     child.stdin!.end();
     if (child.exitCode === null) await once(child, "exit");
   }
-  console.log(Object.entries(ratios).map(([cell, ratio]) => `${cell}: ${ratio.toFixed(2)}x the SDK v2 client`).join("; "));
+  console.log(
+    Object.entries(ratios)
+      .map(([cell, ratio]) => `${cell}: ${ratio.toFixed(2)}x the SDK v2 client`)
+      .join("; "),
+  );
   console.log(JSON.stringify({ bench: "modern-throughput", ratios }));
   writeResult({ bench: "modern-throughput", title: "2026-07-28 throughput, auto negotiation", method, rows, ratios, targets: {}, chart }, started);
   return ratios;

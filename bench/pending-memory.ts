@@ -15,7 +15,11 @@ const [clientSide, serverSide] = memoryPair();
 await serverSide.start({
   message: (m) => {
     if ("method" in m && "id" in m && m.method === "initialize") {
-      void serverSide.send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "black-hole", version: "1" } } });
+      void serverSide.send({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "black-hole", version: "1" } },
+      });
     }
   },
   error: () => {},
@@ -42,7 +46,15 @@ console.log(`\n## Memory per pending request (${COUNT.toLocaleString("en-US")} i
 console.log(
   table(
     ["heap before", "heap with all pending", "bytes per pending request", "heap after cancelling all", "back to baseline"],
-    [[`${(baseline / 1048576).toFixed(1)} MiB`, `${(loaded / 1048576).toFixed(1)} MiB`, Math.round(perRequest), `${(after / 1048576).toFixed(1)} MiB`, after - baseline < 2 * 1048576 ? "yes" : `no (+${((after - baseline) / 1048576).toFixed(1)} MiB)`]],
+    [
+      [
+        `${(baseline / 1048576).toFixed(1)} MiB`,
+        `${(loaded / 1048576).toFixed(1)} MiB`,
+        Math.round(perRequest),
+        `${(after / 1048576).toFixed(1)} MiB`,
+        after - baseline < 2 * 1048576 ? "yes" : `no (+${((after - baseline) / 1048576).toFixed(1)} MiB)`,
+      ],
+    ],
   ),
 );
 console.log(`\npending after cancel: ${stats.pending}, timer armed: ${stats.timerArmed}`);
@@ -53,12 +65,28 @@ writeResult(
     bench: "pending-memory",
     title: "Heap per pending request",
     method: `${COUNT.toLocaleString("en-US")} requests in flight over a memory pair to a server that never answers, heap after full GCs`,
-    rows: [{ pending: COUNT, heapBeforeBytes: baseline, heapLoadedBytes: loaded, heapAfterBytes: after, bytesPerRequest: Math.round(perRequest), backToBaseline: String(backToBaseline) }],
+    rows: [
+      {
+        pending: COUNT,
+        heapBeforeBytes: baseline,
+        heapLoadedBytes: loaded,
+        heapAfterBytes: after,
+        bytesPerRequest: Math.round(perRequest),
+        backToBaseline: String(backToBaseline),
+      },
+    ],
     ratios: {},
     targets: { "pending-bytes": perRequest },
     chart: {
       title: "Heap per pending request",
-      panels: [{ title: `${COUNT.toLocaleString("en-US")} in flight`, unit: "bytes", groups: [{ label: "callTool, memory pair", values: { "mcp-switchboard": Math.round(perRequest) } }], threshold: { value: 400, label: "target ≤ 400 B" } }],
+      panels: [
+        {
+          title: `${COUNT.toLocaleString("en-US")} in flight`,
+          unit: "bytes",
+          groups: [{ label: "callTool, memory pair", values: { "mcp-switchboard": Math.round(perRequest) } }],
+          threshold: { value: 400, label: "target ≤ 400 B" },
+        },
+      ],
     },
   },
   started,

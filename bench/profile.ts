@@ -42,4 +42,6 @@ await close();
 const dir = fileURLToPath(new URL("../.scratch/prof/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 writeFileSync(`${dir}${mode}.cpuprofile`, JSON.stringify(profile));
-console.log(`${mode}: ${calls.toLocaleString("en-US")} calls at concurrency 64, ${Math.round(run.requests / run.seconds).toLocaleString("en-US")} req/s; profile in .scratch/prof/${mode}.cpuprofile`);
+console.log(
+  `${mode}: ${calls.toLocaleString("en-US")} calls at concurrency 64, ${Math.round(run.requests / run.seconds).toLocaleString("en-US")} req/s; profile in .scratch/prof/${mode}.cpuprofile`,
+);

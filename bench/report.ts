@@ -19,7 +19,12 @@ function matrixTable(result: BenchResult): string {
     cells.get(key)!.set(String(row.client), row);
   }
   const others = clients.filter((c) => c !== OURS);
-  const headers = ["server", "concurrency", ...clients.map((c) => `${c} req/s`), ...others.map((c) => (c.includes("Switchboard") ? `${c} ÷ ours` : `ours ÷ ${c}`))];
+  const headers = [
+    "server",
+    "concurrency",
+    ...clients.map((c) => `${c} req/s`),
+    ...others.map((c) => (c.includes("Switchboard") ? `${c} ÷ ours` : `ours ÷ ${c}`)),
+  ];
   const rows = [...cells].map(([key, byClient]) => {
     const [server, concurrency] = key.split("\u0000");
     const ours = Number(byClient.get(OURS)?.reqPerSec);
@@ -45,7 +50,12 @@ function section(bench: string, render: (result: BenchResult) => string): void {
 const targetsFile = `${RESULTS_DIR}targets.json`;
 if (existsSync(targetsFile)) {
   const { targets } = JSON.parse(readFileSync(targetsFile, "utf8")) as { targets: (Target & { measured: string; verdict: string })[] };
-  console.log(table(["target (issue #15)", "measured", "threshold", "verdict"], targets.map((t) => [t.what, t.measured, thresholdText(t), t.verdict === "NOT met" ? "**NOT met**" : t.verdict])));
+  console.log(
+    table(
+      ["target (issue #15)", "measured", "threshold", "verdict"],
+      targets.map((t) => [t.what, t.measured, thresholdText(t), t.verdict === "NOT met" ? "**NOT met**" : t.verdict]),
+    ),
+  );
   console.log();
 }
 for (const bench of ["stdio-throughput", "http-throughput", "ws-throughput", "modern-throughput"]) section(bench, matrixTable);
@@ -58,7 +68,10 @@ section("many-servers", (r) =>
 section("switchboard-scale", (r) =>
   table(
     ["servers", "start all (ms)", "listTools, all (ms)", "stop all (ms)", "heap per connection"],
-    r.rows.map((row) => [...[row.servers, row.startMs, row.listMs, row.stopMs].map((n) => Number(n).toLocaleString("en-US")), `${(Number(row.bytesPerConnection) / 1024).toFixed(1)} KiB`]),
+    r.rows.map((row) => [
+      ...[row.servers, row.startMs, row.listMs, row.stopMs].map((n) => Number(n).toLocaleString("en-US")),
+      `${(Number(row.bytesPerConnection) / 1024).toFixed(1)} KiB`,
+    ]),
   ),
 );
 section("pending-memory", (r) =>

@@ -17,7 +17,16 @@ import { describeMachine, machine, readResult, RESULTS_DIR, type BenchResult } f
 import { table } from "./lib/stats.js";
 import { formatReading, isMet, TARGETS, thresholdText } from "./lib/targets.js";
 
-const ALL = ["pending-memory", "stdio-throughput", "http-throughput", "ws-throughput", "modern-throughput", "switchboard-scale", "many-servers", "telemetry-overhead"];
+const ALL = [
+  "pending-memory",
+  "stdio-throughput",
+  "http-throughput",
+  "ws-throughput",
+  "modern-throughput",
+  "switchboard-scale",
+  "many-servers",
+  "telemetry-overhead",
+];
 
 const args = process.argv.slice(2);
 const save = args.includes("--save-baseline");
@@ -44,7 +53,10 @@ for (const name of names) {
     failed++;
     continue;
   }
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], { stdio: "inherit", env: { ...process.env, BENCH_RUN: run, ...(source ? {} : { BENCH_DIST: "1" }) } });
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_RUN: run, ...(source ? {} : { BENCH_DIST: "1" }) },
+  });
   if (child.status !== 0) {
     console.error(`bench/${name}.ts failed (exit ${child.status ?? child.signal})`);
     failed++;
@@ -60,20 +72,33 @@ for (const name of ALL) {
 const baseline = readBaseline();
 const comparison = compareWithBaseline(baseline, results);
 
-console.log(`\n## Issue #15 targets (${new Date().toISOString().slice(0, 10)}; ${describeMachine(started)}; ${source ? "src through tsx" : "dist, compiled"})\n`);
+console.log(
+  `\n## Issue #15 targets (${new Date().toISOString().slice(0, 10)}; ${describeMachine(started)}; ${source ? "src through tsx" : "dist, compiled"})\n`,
+);
 const rows = TARGETS.map((target) => {
   const result = results.get(target.bench);
   const value = target.bench === "run-all" ? comparison.lowest?.change : result?.targets[target.id];
   const before = baseline?.targets[target.id];
   const beforeText = before === undefined ? "—" : formatReading(target, before);
   if (value === undefined) {
-    const why = target.bench === "run-all" ? (baseline ? "no ratio in both runs" : "no baseline yet (--save-baseline)") : `not measured (npm run bench -- ${target.bench})`;
+    const why =
+      target.bench === "run-all"
+        ? baseline
+          ? "no ratio in both runs"
+          : "no baseline yet (--save-baseline)"
+        : `not measured (npm run bench -- ${target.bench})`;
     return [target.what, beforeText, why, thresholdText(target), "—"];
   }
   const met = isMet(target, value);
   const earlier = result && result.run !== run && target.bench !== "run-all" ? ` (earlier run, ${result.date.slice(0, 10)})` : "";
   const lowest = target.bench === "run-all" && comparison.lowest ? ` (${comparison.lowest.key})` : "";
-  return [target.what, beforeText, `${formatReading(target, value)}${earlier}${lowest}`, thresholdText(target), met === undefined ? "reading" : met ? "met" : "NOT met"];
+  return [
+    target.what,
+    beforeText,
+    `${formatReading(target, value)}${earlier}${lowest}`,
+    thresholdText(target),
+    met === undefined ? "reading" : met ? "met" : "NOT met",
+  ];
 });
 console.log(table(["target", "baseline", "measured", "threshold", "verdict"], rows));
 writeFileSync(
@@ -83,7 +108,12 @@ writeFileSync(
 
 if (baseline) {
   console.log(`\n## Before (baseline of ${baseline.date.slice(0, 10)}) and after (now): every ratio, higher is better\n`);
-  console.log(table(["ratio", "before", "after", "after ÷ before"], comparison.rows.map((r) => [r.key, r.before.toFixed(2), r.after.toFixed(2), `${r.change.toFixed(2)}x`])));
+  console.log(
+    table(
+      ["ratio", "before", "after", "after ÷ before"],
+      comparison.rows.map((r) => [r.key, r.before.toFixed(2), r.after.toFixed(2), `${r.change.toFixed(2)}x`]),
+    ),
+  );
 }
 if (save) console.log(`\nBaseline saved: ${saveBaseline(results)}`);
 const charts = drawCharts();

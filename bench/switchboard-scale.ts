@@ -65,7 +65,8 @@ if (at(10_000)) {
   readings["start-10000-ms"] = at(10_000).startMs;
   readings["list-10000-ms"] = at(10_000).listMs;
 }
-const groups = (value: (r: (typeof results)[number]) => number) => counts.map((n) => ({ label: n.toLocaleString("en-US"), values: { Switchboard: value(results[n]) } }));
+const groups = (value: (r: (typeof results)[number]) => number) =>
+  counts.map((n) => ({ label: n.toLocaleString("en-US"), values: { Switchboard: value(results[n]) } }));
 writeResult(
   {
     bench: "switchboard-scale",
@@ -80,7 +81,12 @@ writeResult(
       panels: [
         { title: "start all", unit: "ms", groups: groups((r) => r.startMs) },
         { title: "listTools, all", unit: "ms", groups: groups((r) => r.listMs) },
-        { title: "heap per connection", unit: "KiB", groups: groups((r) => Math.round(r.bytesPerConnection / 102.4) / 10), threshold: { value: 12, label: "target ≤ 12 KiB at 1,000" } },
+        {
+          title: "heap per connection",
+          unit: "KiB",
+          groups: groups((r) => Math.round(r.bytesPerConnection / 102.4) / 10),
+          threshold: { value: 12, label: "target ≤ 12 KiB at 1,000" },
+        },
       ],
     },
   },

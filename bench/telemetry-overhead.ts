@@ -20,11 +20,13 @@ import type { ServerInit } from "../src/index.js";
 import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
 import { cellName, OURS, round2, runMatrix, type BenchServer, type Caller, type ClientFactory } from "./lib/throughput-matrix.js";
 
-const telemetryModule = (process.env.BENCH_DIST
-  ? await import(new URL("../dist/telemetry/index.js", import.meta.url).href)
-  : await import("../src/telemetry/index.js")) as typeof TelemetrySource;
+const telemetryModule = (
+  process.env.BENCH_DIST ? await import(new URL("../dist/telemetry/index.js", import.meta.url).href) : await import("../src/telemetry/index.js")
+) as typeof TelemetrySource;
 const base = process.env.TELEMETRY_BASE_DIST;
-const before = base ? ((await import(new URL(`file://${base.replace(/\/$/, "")}/index.js`).href)) as { Switchboard: typeof Switchboard; memoryPair: typeof memoryPair }) : undefined;
+const before = base
+  ? ((await import(new URL(`file://${base.replace(/\/$/, "")}/index.js`).href)) as { Switchboard: typeof Switchboard; memoryPair: typeof memoryPair })
+  : undefined;
 
 const MEMORY = "memory pair, in-process responder";
 const STDIO = "stdio raw responder";
@@ -57,7 +59,10 @@ class NeverCollected extends MetricReader {
 }
 
 /** A Switchboard of one server `s`, over a fresh memory pair or the stdio responder, with these client options. */
-function board(runtime: { Switchboard: typeof Switchboard; memoryPair: typeof memoryPair }, telemetry: () => { value?: TelemetrySource.OtelTelemetry; close(): Promise<void> }): ClientFactory {
+function board(
+  runtime: { Switchboard: typeof Switchboard; memoryPair: typeof memoryPair },
+  telemetry: () => { value?: TelemetrySource.OtelTelemetry; close(): Promise<void> },
+): ClientFactory {
   return async (address): Promise<Caller> => {
     const made = telemetry();
     let server: ServerInit;
@@ -116,7 +121,9 @@ for (const server of [MEMORY, STDIO]) {
   for (const concurrency of [1, 64]) {
     const cell = results[cellName(server, concurrency)];
     const offRate = cell[OURS].reqPerSec;
-    const parts = [SDK, API_ONLY].map((name) => `${name} +${(microseconds(cell[name].reqPerSec) - microseconds(offRate)).toFixed(2)} µs/call (${round2(cell[name].reqPerSec / offRate)}x)`);
+    const parts = [SDK, API_ONLY].map(
+      (name) => `${name} +${(microseconds(cell[name].reqPerSec) - microseconds(offRate)).toFixed(2)} µs/call (${round2(cell[name].reqPerSec / offRate)}x)`,
+    );
     if (before) parts.unshift(`off ÷ before ${round2(offRate / cell[BEFORE].reqPerSec)}x`);
     console.log(`${cellName(server, concurrency)}: ${parts.join("; ")}`);
   }

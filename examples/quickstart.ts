@@ -15,9 +15,13 @@ console.log(`Tools: ${tools.map((tool) => tool.name).join(", ")}`);
 const echoed = await client.callTool("echo", { text: "hello, switchboard" });
 console.log("echo ->", echoed.content[0]?.type === "text" ? echoed.content[0].text : echoed.content);
 
-const done = await client.callTool("progress", { steps: 3, delayMs: 100 }, {
-  onProgress: ({ progress, total }) => console.log(`  progress ${progress}/${total ?? "?"}`),
-});
+const done = await client.callTool(
+  "progress",
+  { steps: 3, delayMs: 100 },
+  {
+    onProgress: ({ progress, total }) => console.log(`  progress ${progress}/${total ?? "?"}`),
+  },
+);
 console.log("progress ->", done.content[0]?.type === "text" ? done.content[0].text : done.content);
 
 await client.close();

@@ -92,13 +92,7 @@ export {
   type OAuthConfig,
 } from "./auth/index.js";
 
-export {
-  Switchboard,
-  type SwitchboardInit,
-  type ServerInit,
-  type BoardCallOptions,
-  type ServerStatus,
-} from "./switchboard/switchboard.js";
+export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig } from "./switchboard/config.js";

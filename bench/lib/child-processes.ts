@@ -6,7 +6,10 @@ import { execFileSync } from "node:child_process";
 
 export function childPids(script: string): number[] {
   try {
-    return execFileSync("pgrep", ["-P", String(process.pid), "-f", script.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    return execFileSync("pgrep", ["-P", String(process.pid), "-f", script.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   } catch (error) {
     // pgrep exits 1 when nothing matches.
     if ((error as { status?: number }).status === 1) return [];

@@ -27,7 +27,12 @@ export async function rawHttpClient(url: string, args: Record<string, unknown>):
       request.end(body);
     });
   await post(
-    JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
     (response) => {
       const session = response.headers["mcp-session-id"];
       if (typeof session === "string") base["mcp-session-id"] = session;

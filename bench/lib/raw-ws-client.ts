@@ -27,7 +27,9 @@ export async function rawWsClient(url: string, args: Record<string, unknown>): P
       waiting.set(current, resolve);
       socket.send(`{"jsonrpc":"2.0","id":${current}${tail}`);
     });
-  await send(`,"method":"initialize","params":${JSON.stringify({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } })}}`);
+  await send(
+    `,"method":"initialize","params":${JSON.stringify({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } })}}`,
+  );
   socket.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`);
   const tail = `,"method":"tools/call","params":${JSON.stringify({ name: "echo", arguments: args })}}`;
   return {

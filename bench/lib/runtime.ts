@@ -7,7 +7,9 @@
  */
 import type * as Source from "../../src/index.js";
 
-const runtime = (process.env.BENCH_DIST ? await import(new URL("../../dist/index.js", import.meta.url).href) : await import("../../src/index.js")) as typeof Source;
+const runtime = (
+  process.env.BENCH_DIST ? await import(new URL("../../dist/index.js", import.meta.url).href) : await import("../../src/index.js")
+) as typeof Source;
 
 export const { connect, createClient, McpClient, memoryPair, Switchboard } = runtime;
 export type { MemoryTransport, Target } from "../../src/index.js";

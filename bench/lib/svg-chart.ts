@@ -95,7 +95,9 @@ function panelWidth(panel: ChartPanel): number {
 export function renderChart(spec: ChartSpec, subtitle?: string): string {
   const series = seriesOf(spec);
   const widths = spec.panels.map(panelWidth);
-  const width = Math.ceil(Math.max(MARGIN * 2 + widths.reduce((a, b) => a + b, 0) + PANEL_GAP * (widths.length - 1), MARGIN * 2 + spec.title.length * 8.8 /* 16px bold */, 560));
+  const width = Math.ceil(
+    Math.max(MARGIN * 2 + widths.reduce((a, b) => a + b, 0) + PANEL_GAP * (widths.length - 1), MARGIN * 2 + spec.title.length * 8.8 /* 16px bold */, 560),
+  );
   const subtitleLines = subtitle ? wrap(subtitle, width - MARGIN * 2) : [];
   // Legend: swatches in rows that fit the width.
   const legend: { name: string; x: number; row: number }[] = [];
@@ -112,11 +114,16 @@ export function renderChart(spec: ChartSpec, subtitle?: string): string {
   }
   const legendTop = 44 + subtitleLines.length * 15 + (subtitleLines.length > 0 ? 4 : 0);
   const plotTop = legendTop + (row + 1) * 20 + 34;
-  const labelLines = Math.max(1, ...spec.panels.flatMap((panel) => panel.groups.map((group) => wrap(group.label, Math.max(barsWidth(group), MIN_SLOT) + GROUP_GAP - 8).length)));
+  const labelLines = Math.max(
+    1,
+    ...spec.panels.flatMap((panel) => panel.groups.map((group) => wrap(group.label, Math.max(barsWidth(group), MIN_SLOT) + GROUP_GAP - 8).length)),
+  );
   const height = plotTop + PLOT_HEIGHT + 12 + labelLines * 14 + (spec.xLabel ? 24 : 6) + MARGIN;
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(spec.title)}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escape(spec.title)}">`,
+  );
   out.push(`<rect x="0" y="0" width="${width}" height="${height}" rx="6" fill="#ffffff"/>`);
   out.push(`<text x="${MARGIN}" y="28" ${FONT} font-size="16" font-weight="600" fill="${INK}">${escape(spec.title)}</text>`);
   subtitleLines.forEach((line, i) => out.push(`<text x="${MARGIN}" y="${47 + i * 15}" ${FONT} font-size="11" fill="${MUTED}">${escape(line)}</text>`));
@@ -132,7 +139,8 @@ export function renderChart(spec: ChartSpec, subtitle?: string): string {
     out.push(...renderPanel(panel, series, x0, plotTop, widths[p], labelLines));
     x0 += widths[p] + PANEL_GAP;
   });
-  if (spec.xLabel) out.push(`<text x="${width / 2}" y="${height - MARGIN + 2}" text-anchor="middle" ${FONT} font-size="12" fill="${MUTED}">${escape(spec.xLabel)}</text>`);
+  if (spec.xLabel)
+    out.push(`<text x="${width / 2}" y="${height - MARGIN + 2}" text-anchor="middle" ${FONT} font-size="12" fill="${MUTED}">${escape(spec.xLabel)}</text>`);
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }
@@ -150,12 +158,16 @@ function renderPanel(panel: ChartPanel, series: string[], x0: number, top: numbe
   out.push(`<text x="${plotLeft}" y="${top - 14}" ${FONT} font-size="13" font-weight="600" fill="${INK}">${escape(panel.title)}</text>`);
   for (const tick of ticks) {
     out.push(`<line x1="${plotLeft}" y1="${y(tick)}" x2="${plotRight}" y2="${y(tick)}" stroke="${GRID}" stroke-width="1"/>`);
-    out.push(`<text x="${plotLeft - 6}" y="${y(tick) + 4}" text-anchor="end" ${FONT} font-size="11" fill="${MUTED}">${max >= 10_000 && tick > 0 ? `${trim(tick / 1000, 1)}k` : compact(tick)}</text>`);
+    out.push(
+      `<text x="${plotLeft - 6}" y="${y(tick) + 4}" text-anchor="end" ${FONT} font-size="11" fill="${MUTED}">${max >= 10_000 && tick > 0 ? `${trim(tick / 1000, 1)}k` : compact(tick)}</text>`,
+    );
   }
   out.push(`<line x1="${plotLeft}" y1="${bottom}" x2="${plotRight}" y2="${bottom}" stroke="${MUTED}" stroke-width="1"/>`);
   const axisX = x0 + 14;
   const axisY = top + PLOT_HEIGHT / 2;
-  out.push(`<text x="${axisX}" y="${axisY}" transform="rotate(-90 ${axisX} ${axisY})" text-anchor="middle" ${FONT} font-size="12" fill="${MUTED}">${escape(panel.unit)}</text>`);
+  out.push(
+    `<text x="${axisX}" y="${axisY}" transform="rotate(-90 ${axisX} ${axisY})" text-anchor="middle" ${FONT} font-size="12" fill="${MUTED}">${escape(panel.unit)}</text>`,
+  );
 
   let gx = plotLeft + 12 + (width - AXIS_WIDTH - contentWidth(panel)) / 2;
   for (const group of panel.groups) {
@@ -165,20 +177,26 @@ function renderPanel(panel: ChartPanel, series: string[], x0: number, top: numbe
     for (const [name, value] of entries) {
       const colour = seriesColour(name, series.indexOf(name));
       const barTop = y(value);
-      out.push(`<rect x="${bx}" y="${barTop}" width="${BAR}" height="${Math.max(0, bottom - barTop)}" fill="${colour}"><title>${escape(`${name}: ${value} ${panel.unit}`)}</title></rect>`);
+      out.push(
+        `<rect x="${bx}" y="${barTop}" width="${BAR}" height="${Math.max(0, bottom - barTop)}" fill="${colour}"><title>${escape(`${name}: ${value} ${panel.unit}`)}</title></rect>`,
+      );
       out.push(`<text x="${bx + BAR / 2}" y="${barTop - 4}" text-anchor="middle" ${FONT} font-size="11" fill="${INK}">${compact(value)}</text>`);
       bx += BAR + BAR_GAP;
     }
     wrap(group.label, slot + GROUP_GAP - 8)
       .slice(0, labelLines)
-      .forEach((line, i) => out.push(`<text x="${gx + slot / 2}" y="${bottom + 16 + i * 14}" text-anchor="middle" ${FONT} font-size="11" fill="${INK}">${escape(line)}</text>`));
+      .forEach((line, i) =>
+        out.push(`<text x="${gx + slot / 2}" y="${bottom + 16 + i * 14}" text-anchor="middle" ${FONT} font-size="11" fill="${INK}">${escape(line)}</text>`),
+      );
     gx += slot + GROUP_GAP;
   }
   if (panel.threshold) {
     const ty = y(panel.threshold.value);
     out.push(`<line x1="${plotLeft}" y1="${ty}" x2="${plotRight}" y2="${ty}" stroke="#dc2626" stroke-width="1.5" stroke-dasharray="6 4"/>`);
     // A white halo keeps the label readable where it crosses a bar.
-    out.push(`<text x="${plotRight}" y="${ty - 5}" text-anchor="end" ${FONT} font-size="11" fill="#dc2626" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escape(panel.threshold.label)}</text>`);
+    out.push(
+      `<text x="${plotRight}" y="${ty - 5}" text-anchor="end" ${FONT} font-size="11" fill="#dc2626" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escape(panel.threshold.label)}</text>`,
+    );
   }
   return out;
 }

@@ -96,7 +96,15 @@ export async function runMatrix(spec: MatrixSpec): Promise<MatrixResult> {
         );
         console.log();
         for (const row of Object.values(medians)) {
-          rows.push({ server: serverName, concurrency, client: row.label, calls: callsOf(row.label), reqPerSec: Math.round(row.reqPerSec), p50Ms: round3(row.p50), p99Ms: round3(row.p99) });
+          rows.push({
+            server: serverName,
+            concurrency,
+            client: row.label,
+            calls: callsOf(row.label),
+            reqPerSec: Math.round(row.reqPerSec),
+            p50Ms: round3(row.p50),
+            p99Ms: round3(row.p99),
+          });
           if (row === ours) continue;
           if (spec.ourOtherForms?.includes(row.label)) ratios[`${cell}: ${row.label} ÷ ours`] = round2(row.reqPerSec / ours.reqPerSec);
           else ratios[`${cell}: ours ÷ ${row.label}`] = round2(ours.reqPerSec / row.reqPerSec);
@@ -107,7 +115,10 @@ export async function runMatrix(spec: MatrixSpec): Promise<MatrixResult> {
     }
   }
   console.log(JSON.stringify({ bench: spec.bench, ...ratios }));
-  writeResult({ bench: spec.bench, title: spec.title, method, rows, ratios, targets: spec.targets?.(results) ?? {}, chart: matrixChart(spec, results) }, started);
+  writeResult(
+    { bench: spec.bench, title: spec.title, method, rows, ratios, targets: spec.targets?.(results) ?? {}, chart: matrixChart(spec, results) },
+    started,
+  );
   return results;
 }
 

@@ -10,7 +10,12 @@ import { question, startBoard } from "./board.js";
 
 const board = await startBoard();
 try {
-  const provider = createOpenAICompatible({ name: "openai", baseURL: process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1", apiKey: process.env.OPENAI_API_KEY, includeUsage: true });
+  const provider = createOpenAICompatible({
+    name: "openai",
+    baseURL: process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1",
+    apiKey: process.env.OPENAI_API_KEY,
+    includeUsage: true,
+  });
   const result = await generateText({
     model: provider(process.env.OPENAI_MODEL ?? "gpt-4.1-mini"),
     tools: await toAISDKTools(board),

@@ -18,11 +18,15 @@ export function printRun(result: AgentResult): void {
       if (block.type === "text") console.log(`${message.role}: ${block.text}`);
       else if (block.type === "thinking") console.log(`${message.role} (thinking): ${block.text}`);
       else if (block.type === "tool_use") console.log(`${message.role} -> ${block.name}(${JSON.stringify(block.input)})`);
-      else console.log(`${message.role} <- ${block.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ")}${block.isError ? " (error)" : ""}`);
+      else
+        console.log(`${message.role} <- ${block.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ")}${block.isError ? " (error)" : ""}`);
     }
   }
   for (const step of result.steps) {
-    for (const call of step.toolCalls) console.log(`  turn ${step.turn}: ${call.name} on ${call.server} (attempts: ${call.attempts.map((a) => a.server).join(" -> ")}) in ${call.durationMs.toFixed(1)} ms`);
+    for (const call of step.toolCalls)
+      console.log(
+        `  turn ${step.turn}: ${call.name} on ${call.server} (attempts: ${call.attempts.map((a) => a.server).join(" -> ")}) in ${call.durationMs.toFixed(1)} ms`,
+      );
   }
   console.log(`stop: ${result.stopReason}, turns: ${result.turns}, usage: ${JSON.stringify(result.usage)}`);
 }

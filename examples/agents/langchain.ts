@@ -15,7 +15,8 @@ try {
   const { messages } = await agent.invoke({ messages: [{ role: "user", content: question }] });
   for (const message of messages) {
     if (ToolMessage.isInstance(message)) console.log(`<- ${message.name}: ${message.content} (${message.status})`);
-    else if ("tool_calls" in message && Array.isArray(message.tool_calls)) for (const call of message.tool_calls) console.log(`-> ${call.name}(${JSON.stringify(call.args)})`);
+    else if ("tool_calls" in message && Array.isArray(message.tool_calls))
+      for (const call of message.tool_calls) console.log(`-> ${call.name}(${JSON.stringify(call.args)})`);
   }
   console.log(`answer: ${messages[messages.length - 1].content}`);
 } finally {

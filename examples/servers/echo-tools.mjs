@@ -7,10 +7,14 @@ const text = (value) => ({ content: [{ type: "text", text: String(value) }] });
 const sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(new Error("cancelled"));
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(new Error("cancelled"));
+      },
+      { once: true },
+    );
   });
 
 export function createEchoServer(name = "echo-server") {
@@ -18,17 +22,27 @@ export function createEchoServer(name = "echo-server") {
 
   server.registerTool("echo", { description: "Returns its text.", inputSchema: { text: z.string() } }, async ({ text: value }) => text(value));
 
-  server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() }, annotations: { idempotentHint: true } }, async ({ a, b }) => text(a + b));
+  server.registerTool(
+    "add",
+    { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() }, annotations: { idempotentHint: true } },
+    async ({ a, b }) => text(a + b),
+  );
 
   server.registerTool(
     "progress",
-    { description: "Reports progress for each step, then returns.", inputSchema: { steps: z.number().int().min(1), delayMs: z.number().int().min(0).default(50) } },
+    {
+      description: "Reports progress for each step, then returns.",
+      inputSchema: { steps: z.number().int().min(1), delayMs: z.number().int().min(0).default(50) },
+    },
     async ({ steps, delayMs }, extra) => {
       const token = extra._meta?.progressToken;
       for (let step = 1; step <= steps; step++) {
         await sleep(delayMs, extra.signal);
         if (token !== undefined) {
-          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: steps, message: `step ${step} of ${steps}` } });
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
         }
       }
       return text("done");
@@ -46,17 +60,26 @@ export function createEchoServer(name = "echo-server") {
     return new Promise(() => {});
   });
 
-  server.registerTool("fail", { description: "Returns an error result." }, async () => ({ isError: true, content: [{ type: "text", text: "this tool always fails" }] }));
+  server.registerTool("fail", { description: "Returns an error result." }, async () => ({
+    isError: true,
+    content: [{ type: "text", text: "this tool always fails" }],
+  }));
 
-  server.registerTool("idempotent_read", { description: "Reads a value; safe to retry.", annotations: { readOnlyHint: true } }, async () => text(`pid ${process.pid}`));
+  server.registerTool("idempotent_read", { description: "Reads a value; safe to retry.", annotations: { readOnlyHint: true } }, async () =>
+    text(`pid ${process.pid}`),
+  );
 
   server.registerTool("pid", { description: "Says which process answered." }, async () => text(process.pid));
 
   // Server-to-client requests: the server asks the client's model, and the client's roots.
-  server.registerTool("ask_model", { description: "Asks the client's model (sampling) and returns its answer.", inputSchema: { question: z.string() } }, async ({ question }) => {
-    const answer = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: question } }], maxTokens: 100 });
-    return text(answer.content.type === "text" ? answer.content.text : JSON.stringify(answer.content));
-  });
+  server.registerTool(
+    "ask_model",
+    { description: "Asks the client's model (sampling) and returns its answer.", inputSchema: { question: z.string() } },
+    async ({ question }) => {
+      const answer = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: question } }], maxTokens: 100 });
+      return text(answer.content.type === "text" ? answer.content.text : JSON.stringify(answer.content));
+    },
+  );
 
   server.registerTool("client_roots", { description: "Lists the client's roots." }, async () => {
     const { roots } = await server.server.listRoots();

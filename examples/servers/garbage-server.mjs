@@ -13,7 +13,11 @@ process.stdin.on("data", (chunk) => {
     const message = JSON.parse(line);
     if (message.id === undefined) continue;
     if (message.method === "initialize") {
-      write({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "garbage", version: "1" } } });
+      write({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "garbage", version: "1" } },
+      });
     } else if (message.method === "tools/call") {
       write("this is not json {");
       write({ hello: "not json-rpc" });

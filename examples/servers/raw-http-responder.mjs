@@ -10,7 +10,15 @@ function answer(message) {
   if (message.id === undefined) return undefined;
   switch (message.method) {
     case "initialize":
-      return { jsonrpc: "2.0", id: message.id, result: { protocolVersion: message.params?.protocolVersion ?? "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw-http-responder", version: "1.0.0" } } };
+      return {
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          protocolVersion: message.params?.protocolVersion ?? "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "raw-http-responder", version: "1.0.0" },
+        },
+      };
     case "tools/list":
       return { jsonrpc: "2.0", id: message.id, result: { tools: TOOLS } };
     case "tools/call":
@@ -35,10 +43,12 @@ const server = http.createServer((req, res) => {
   });
 });
 const wss = new WebSocketServer({ server, handleProtocols: () => "mcp" });
-wss.on("connection", (socket) => socket.on("message", (data) => {
-  const reply = answer(JSON.parse(data.toString()));
-  if (reply !== undefined) socket.send(JSON.stringify(reply));
-}));
+wss.on("connection", (socket) =>
+  socket.on("message", (data) => {
+    const reply = answer(JSON.parse(data.toString()));
+    if (reply !== undefined) socket.send(JSON.stringify(reply));
+  }),
+);
 server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => console.log(server.address().port));
 process.stdin.on("end", () => process.exit(0));

@@ -6,7 +6,14 @@ const VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 const TOOLS = [{ name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } } } }];
 // RAW_MODERN=1: a 2026-07-28 responder instead (server/discover, resultType on every result).
 const MODERN = Boolean(process.env.RAW_MODERN);
-const DISCOVER = { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw-responder", version: "1.0.0" } } };
+const DISCOVER = {
+  resultType: "complete",
+  supportedVersions: ["2026-07-28"],
+  capabilities: { tools: {} },
+  ttlMs: 0,
+  cacheScope: "public",
+  _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw-responder", version: "1.0.0" } },
+};
 let buffered = "";
 let initialized = false;
 process.stdin.setEncoding("utf8");
@@ -31,7 +38,11 @@ process.stdin.on("data", (chunk) => {
     switch (message.method) {
       case "initialize": {
         const offered = message.params?.protocolVersion;
-        result = { protocolVersion: VERSIONS.has(offered) ? offered : "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw-responder", version: "1.0.0" } };
+        result = {
+          protocolVersion: VERSIONS.has(offered) ? offered : "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "raw-responder", version: "1.0.0" },
+        };
         break;
       }
       case "server/discover":

@@ -5,7 +5,11 @@
 import { WebSocketServer } from "ws";
 import { createEchoServer } from "./echo-tools.mjs";
 
-const wss = new WebSocketServer({ host: "127.0.0.1", port: Number(process.env.PORT ?? 0), handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false) });
+const wss = new WebSocketServer({
+  host: "127.0.0.1",
+  port: Number(process.env.PORT ?? 0),
+  handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false),
+});
 wss.on("connection", (socket) => {
   const transport = {
     start: async () => {},

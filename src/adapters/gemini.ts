@@ -54,7 +54,9 @@ export async function runGeminiFunctionCall(host: ToolHost, call: GeminiFunction
   const { result } = await runProviderCall(host, call.name, call.args ?? {}, "gemini", options);
   const parts = resultParts(result, "gemini", options);
   const text = partsText(parts, (part, i) => `[${part.kind} ${i}: ${(part as { mimeType: string }).mimeType}, attached]`);
-  const media = parts.flatMap((part) => (part.kind === "image" || part.kind === "document" ? [{ inlineData: { mimeType: part.mimeType, data: part.data } }] : []));
+  const media = parts.flatMap((part) =>
+    part.kind === "image" || part.kind === "document" ? [{ inlineData: { mimeType: part.mimeType, data: part.data } }] : [],
+  );
   const structured = options.useStructuredContent === true && result.structuredContent !== undefined && result.isError !== true;
   const response = result.isError === true ? { error: text } : { output: structured ? result.structuredContent : text };
   return {
@@ -63,6 +65,10 @@ export async function runGeminiFunctionCall(host: ToolHost, call: GeminiFunction
 }
 
 /** Runs every `functionCall` of one model turn at once; the responses keep the calls' order. */
-export function runGeminiFunctionCalls(host: ToolHost, calls: readonly GeminiFunctionCall[], options?: GeminiRunOptions): Promise<GeminiFunctionResponsePart[]> {
+export function runGeminiFunctionCalls(
+  host: ToolHost,
+  calls: readonly GeminiFunctionCall[],
+  options?: GeminiRunOptions,
+): Promise<GeminiFunctionResponsePart[]> {
   return Promise.all(calls.map((call) => runGeminiFunctionCall(host, call, options)));
 }

@@ -12,7 +12,15 @@ export type {
   OpenAIOutputPart,
 } from "./openai.js";
 export { toAnthropicTools, runAnthropicToolUse, runAnthropicToolUses } from "./anthropic.js";
-export type { AnthropicToolsOptions, AnthropicRunOptions, AnthropicCacheControl, AnthropicTool, AnthropicToolUse, AnthropicToolResult, AnthropicResultBlock } from "./anthropic.js";
+export type {
+  AnthropicToolsOptions,
+  AnthropicRunOptions,
+  AnthropicCacheControl,
+  AnthropicTool,
+  AnthropicToolUse,
+  AnthropicToolResult,
+  AnthropicResultBlock,
+} from "./anthropic.js";
 export { toGeminiTools, runGeminiFunctionCall, runGeminiFunctionCalls } from "./gemini.js";
 export type { GeminiFunctionDeclaration, GeminiFunctionCall, GeminiFunctionResponsePart, GeminiRunOptions } from "./gemini.js";
 export { providerToolName, providerNames, fitsNameRule, type NameRule, type NameOptions, type NameMap } from "./names.js";

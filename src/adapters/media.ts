@@ -15,7 +15,10 @@ export type MediaTarget = "openai" | "anthropic" | "gemini";
  * and PDF guides (JPEG, PNG, GIF, WEBP up to 5 MB per image; PDFs up to the 32 MB request size);
  * Google's Gemini API guides (inline data up to 20 MB per request; PNG, JPEG, WEBP, HEIC, HEIF, PDF).
  */
-export const MEDIA_LIMITS: Record<MediaTarget, { images: readonly string[]; documents: readonly string[]; maxImageBytes: number; maxDocumentBytes: number; maxTotalBytes: number }> = {
+export const MEDIA_LIMITS: Record<
+  MediaTarget,
+  { images: readonly string[]; documents: readonly string[]; maxImageBytes: number; maxDocumentBytes: number; maxTotalBytes: number }
+> = {
   openai: {
     images: ["image/png", "image/jpeg", "image/webp", "image/gif"],
     documents: ["application/pdf"],
@@ -92,20 +95,25 @@ function partOf(block: Block, inline: (kind: "image" | "document", mimeType: str
       return block.text === "" ? undefined : { kind: "text", text: block.text };
     case "image": {
       const refused = inline("image", block.mimeType, block.data);
-      return refused === undefined ? { kind: "image", mimeType: block.mimeType.toLowerCase(), data: block.data } : { kind: "text", text: described("image", block.mimeType, block.data, refused) };
+      return refused === undefined
+        ? { kind: "image", mimeType: block.mimeType.toLowerCase(), data: block.data }
+        : { kind: "text", text: described("image", block.mimeType, block.data, refused) };
     }
     case "audio":
       return { kind: "text", text: described("audio", block.mimeType, block.data, "not sent: tool results take no audio") };
     case "resource": {
       const resource = block.resource as { uri: string; text?: string; blob?: string; mimeType?: string };
       if (typeof resource.text === "string") {
-        return resource.text === "" ? { kind: "text", text: `[resource: ${resource.uri}, empty]` } : { kind: "resource", uri: resource.uri, text: resource.text, mimeType: resource.mimeType };
+        return resource.text === ""
+          ? { kind: "text", text: `[resource: ${resource.uri}, empty]` }
+          : { kind: "resource", uri: resource.uri, text: resource.text, mimeType: resource.mimeType };
       }
       const mimeType = (resource.mimeType ?? "application/octet-stream").toLowerCase();
       if (typeof resource.blob === "string") {
         const kind = mimeType.startsWith("image/") ? "image" : "document";
         const refused = inline(kind, mimeType, resource.blob);
-        if (refused === undefined) return kind === "image" ? { kind, mimeType, data: resource.blob } : { kind, mimeType, data: resource.blob, name: fileName(resource.uri) };
+        if (refused === undefined)
+          return kind === "image" ? { kind, mimeType, data: resource.blob } : { kind, mimeType, data: resource.blob, name: fileName(resource.uri) };
         return { kind: "text", text: `[resource: ${resource.uri}, ${mimeType}, ${decodedBytes(resource.blob)} bytes; ${refused}]` };
       }
       return { kind: "text", text: blockText(block) };

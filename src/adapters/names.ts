@@ -40,7 +40,10 @@ function hashedName(name: string, rule: Rule, attempt: number): string {
   if (rule.letterFirst && !/^[a-zA-Z_]/.test(cleaned)) cleaned = `_${cleaned}`;
   // A short hash of the original keeps names that clean up alike (a.b, a/b) apart; a retry after a
   // collision hashes again with the attempt number and grows the hash.
-  const hash = createHash("sha256").update(attempt === 0 ? name : `${name}\u0000${attempt}`).digest("hex").slice(0, 8 + attempt);
+  const hash = createHash("sha256")
+    .update(attempt === 0 ? name : `${name}\u0000${attempt}`)
+    .digest("hex")
+    .slice(0, 8 + attempt);
   return `${cleaned.slice(0, PROVIDER_NAME_MAX - hash.length - 1)}_${hash}`;
 }
 

@@ -91,7 +91,10 @@ export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOption
       const { parameters, strict: isStrict } = openAIParameters(tool, strict);
       const description = toolDescription(tool);
       if (api === "responses") return { type: "function" as const, name, ...(description === undefined ? {} : { description }), parameters, strict: isStrict };
-      return { type: "function" as const, function: { name, ...(description === undefined ? {} : { description }), parameters, ...(isStrict ? { strict: true } : {}) } };
+      return {
+        type: "function" as const,
+        function: { name, ...(description === undefined ? {} : { description }), parameters, ...(isStrict ? { strict: true } : {}) },
+      };
     }),
   );
   // A new array each time (callers may add their own tools); the tool objects are shared.
@@ -128,9 +131,21 @@ export async function runOpenAIToolCall(
 }
 
 /** Runs every tool call of one model turn at once; the answers keep the calls' order. */
-export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIChatToolCall[], options?: OpenAIRunOptions & { chatMedia?: "describe" }): Promise<OpenAIToolMessage[]>;
-export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIChatToolCall[], options: OpenAIRunOptions & { chatMedia: "user-message" }): Promise<Array<OpenAIToolMessage | OpenAIUserMessage>>;
-export function runOpenAIToolCalls(host: ToolHost, calls: readonly OpenAIResponsesFunctionCall[], options?: OpenAIRunOptions): Promise<OpenAIFunctionCallOutput[]>;
+export function runOpenAIToolCalls(
+  host: ToolHost,
+  calls: readonly OpenAIChatToolCall[],
+  options?: OpenAIRunOptions & { chatMedia?: "describe" },
+): Promise<OpenAIToolMessage[]>;
+export function runOpenAIToolCalls(
+  host: ToolHost,
+  calls: readonly OpenAIChatToolCall[],
+  options: OpenAIRunOptions & { chatMedia: "user-message" },
+): Promise<Array<OpenAIToolMessage | OpenAIUserMessage>>;
+export function runOpenAIToolCalls(
+  host: ToolHost,
+  calls: readonly OpenAIResponsesFunctionCall[],
+  options?: OpenAIRunOptions,
+): Promise<OpenAIFunctionCallOutput[]>;
 export async function runOpenAIToolCalls(
   host: ToolHost,
   calls: readonly (OpenAIChatToolCall | OpenAIResponsesFunctionCall)[],
@@ -138,7 +153,9 @@ export async function runOpenAIToolCalls(
 ): Promise<Array<OpenAIToolMessage | OpenAIUserMessage | OpenAIFunctionCallOutput>> {
   const ran = await Promise.all(calls.map((call) => runOne(host, call, options)));
   const answers: Array<OpenAIToolMessage | OpenAIUserMessage | OpenAIFunctionCallOutput> = ran.map(({ call, parts }) =>
-    "function" in call ? { role: "tool" as const, tool_call_id: call.id, content: chatText(parts, options) } : { type: "function_call_output" as const, call_id: call.call_id, output: responsesOutput(parts, options) },
+    "function" in call
+      ? { role: "tool" as const, tool_call_id: call.id, content: chatText(parts, options) }
+      : { type: "function_call_output" as const, call_id: call.call_id, output: responsesOutput(parts, options) },
   );
   if (options.chatMedia === "user-message") {
     const media = chatMediaMessage(
@@ -154,17 +171,27 @@ export async function runOpenAIToolCalls(
  * The one user message that carries a Chat Completions turn's images and files (its tool messages take
  * text only), or undefined when the results had none.
  */
-export function chatMediaMessage(results: ReadonlyArray<{ id: string; name: string; parts: readonly ResultPart[] }>, options: OpenAIRunOptions): OpenAIUserMessage | undefined {
+export function chatMediaMessage(
+  results: ReadonlyArray<{ id: string; name: string; parts: readonly ResultPart[] }>,
+  options: OpenAIRunOptions,
+): OpenAIUserMessage | undefined {
   const media = results.flatMap(({ id, name, parts }) => parts.filter(isMedia).map((part) => ({ from: `${id} (${name})`, part })));
   if (media.length === 0) return undefined;
   const from = [...new Set(media.map((entry) => entry.from))].join(", ");
   return {
     role: "user",
-    content: [{ type: "text", text: `Images and files returned by the tool calls ${from}, in order:` }, ...media.map(({ part }) => chatMediaPart(part, options))],
+    content: [
+      { type: "text", text: `Images and files returned by the tool calls ${from}, in order:` },
+      ...media.map(({ part }) => chatMediaPart(part, options)),
+    ],
   };
 }
 
-async function runOne(host: ToolHost, call: OpenAIChatToolCall | OpenAIResponsesFunctionCall, options: OpenAIRunOptions): Promise<{ call: OpenAIChatToolCall | OpenAIResponsesFunctionCall; parts: ResultPart[] }> {
+async function runOne(
+  host: ToolHost,
+  call: OpenAIChatToolCall | OpenAIResponsesFunctionCall,
+  options: OpenAIRunOptions,
+): Promise<{ call: OpenAIChatToolCall | OpenAIResponsesFunctionCall; parts: ResultPart[] }> {
   const chat = "function" in call;
   const name = chat ? call.function.name : call.name;
   const parsed = parseArguments(chat ? call.function.arguments : call.arguments);
@@ -179,7 +206,8 @@ const isMedia = (part: ResultPart): part is MediaPart => part.kind === "image" |
 const dataUrl = (part: MediaPart) => `data:${part.mimeType};base64,${part.data}`;
 
 export function chatText(parts: readonly ResultPart[], options: OpenAIRunOptions): string {
-  const where = options.chatMedia === "user-message" ? "sent in the user message after the tool results" : "not sent: Chat Completions tool messages take text only";
+  const where =
+    options.chatMedia === "user-message" ? "sent in the user message after the tool results" : "not sent: Chat Completions tool messages take text only";
   return partsText(parts, (part, i) => `[${part.kind} ${i}: ${(part as MediaPart).mimeType}; ${where}]`);
 }
 

@@ -40,7 +40,13 @@ export function oncePerList<T>(tools: readonly Tool[], key: string, build: () =>
 
 /** The provider names of one tool list under one rule and prefix. */
 export function namesOf(tools: readonly Tool[], rule: NameRule, options: NameOptions = {}): NameMap {
-  return oncePerList(tools, `names:${rule}:${options.prefix ?? ""}`, () => providerNames(tools.map((tool) => tool.name), rule, options));
+  return oncePerList(tools, `names:${rule}:${options.prefix ?? ""}`, () =>
+    providerNames(
+      tools.map((tool) => tool.name),
+      rule,
+      options,
+    ),
+  );
 }
 
 /** The list's tools in provider-name order, each with its provider name: the same order every time. */

@@ -23,9 +23,21 @@ export type {
   Usage,
 } from "./trace.js";
 export { toOpenAIChatMessages, fromOpenAIChatMessages, fromOpenAIChatCompletion } from "./convert/openai-chat.js";
-export type { OpenAIChatMessage, OpenAIChatMessageParam, OpenAIChatContentPart, OpenAIChatFunctionCall, OpenAIChatConvertOptions } from "./convert/openai-chat.js";
+export type {
+  OpenAIChatMessage,
+  OpenAIChatMessageParam,
+  OpenAIChatContentPart,
+  OpenAIChatFunctionCall,
+  OpenAIChatConvertOptions,
+} from "./convert/openai-chat.js";
 export { toOpenAIResponsesInput, fromOpenAIResponsesItems, fromOpenAIResponse } from "./convert/openai-responses.js";
 export type { OpenAIResponsesItem, OpenAIResponsesInputItem, OpenAIResponsesConvertOptions } from "./convert/openai-responses.js";
 export { toAnthropicMessages, fromAnthropicMessages, fromAnthropicMessage } from "./convert/anthropic.js";
-export type { AnthropicMessage, AnthropicMessageParam, AnthropicContentBlockParam, AnthropicContentBlock, AnthropicConvertOptions } from "./convert/anthropic.js";
+export type {
+  AnthropicMessage,
+  AnthropicMessageParam,
+  AnthropicContentBlockParam,
+  AnthropicContentBlock,
+  AnthropicConvertOptions,
+} from "./convert/anthropic.js";
 export { TraceConversionError } from "./convert/shared.js";

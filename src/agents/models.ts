@@ -52,7 +52,11 @@ export function openAIChatModel(client: OpenAIChatClient, params: ModelParams, o
 }
 
 /** A Responses API model. The whole trace is sent each turn (no `previous_response_id`). */
-export function openAIResponsesModel(client: OpenAIResponsesClient, params: ModelParams, options: OpenAIModelOptions & OpenAIResponsesConvertOptions = {}): AgentModel {
+export function openAIResponsesModel(
+  client: OpenAIResponsesClient,
+  params: ModelParams,
+  options: OpenAIModelOptions & OpenAIResponsesConvertOptions = {},
+): AgentModel {
   checkParams("openAIResponsesModel", client, params, (c) => typeof (c as OpenAIResponsesClient).responses?.create === "function", "responses.create");
   return async ({ messages, tools, signal }) => {
     const body = {
@@ -72,7 +76,11 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
  * An Anthropic Messages model. System messages of the trace become `system` (a `params.system` is used
  * when the trace has none); `max_tokens` defaults to 4096.
  */
-export function anthropicModel(client: AnthropicClient, params: ModelParams, options: Pick<AnthropicToolsOptions, "cacheControl"> & AnthropicConvertOptions = {}): AgentModel {
+export function anthropicModel(
+  client: AnthropicClient,
+  params: ModelParams,
+  options: Pick<AnthropicToolsOptions, "cacheControl"> & AnthropicConvertOptions = {},
+): AgentModel {
   checkParams("anthropicModel", client, params, (c) => typeof (c as AnthropicClient).messages?.create === "function", "messages.create");
   return async ({ messages, tools, signal }) => {
     const converted = toAnthropicMessages(messages, tools, options);

@@ -53,7 +53,10 @@ export class ModelCallError extends McpError {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { model, host, maxTurns } = checkOptions(options);
-  const messages: TraceMessage[] = typeof options.messages === "string" ? [{ role: "user", content: [{ type: "text", text: options.messages }] }] : [...checkTrace(options.messages, "runAgent messages")];
+  const messages: TraceMessage[] =
+    typeof options.messages === "string"
+      ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
+      : [...checkTrace(options.messages, "runAgent messages")];
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
@@ -77,7 +80,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       let answer: { aborted: true } | { aborted: false; value: ModelResponse };
       try {
         answer = await untilAborted(
-          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: tools.value, signal, turn })).then((response) => checkResponse(response, turn)),
+          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: tools.value, signal, turn })).then((response) =>
+            checkResponse(response, turn),
+          ),
           signal,
         );
       } catch (error) {
@@ -96,7 +101,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      const ran = uses.length === 0 ? undefined : await runToolUses(uses, { host: view, tools: tools.value, turn, signal, approve: options.approve, events: options.events, callOptions: options.callOptions });
+      const ran =
+        uses.length === 0
+          ? undefined
+          : await runToolUses(uses, {
+              host: view,
+              tools: tools.value,
+              turn,
+              signal,
+              approve: options.approve,
+              events: options.events,
+              callOptions: options.callOptions,
+            });
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);
       const step: AgentStep = {
@@ -124,7 +140,9 @@ function checkOptions(options: RunAgentOptions): { model: AgentModel; host: Agen
   if (!isObject(options)) throw new ConfigError("runAgent needs an options object: { model, host, messages }");
   const { model, host } = options;
   if (typeof model !== "function") {
-    throw new ConfigError("expected a function (request) => Promise<{ message, usage?, stopReason? }>, e.g. openAIChatModel(client, { model })", { field: "model" });
+    throw new ConfigError("expected a function (request) => Promise<{ message, usage?, stopReason? }>, e.g. openAIChatModel(client, { model })", {
+      field: "model",
+    });
   }
   const hostObject = host as unknown as Record<string, unknown> | undefined;
   if (!isObject(hostObject) || typeof hostObject.listTools !== "function" || typeof hostObject.callTool !== "function") {

@@ -79,8 +79,17 @@ async function runOne(use: ToolUseBlock, tool: Tool | undefined, context: TurnCo
   return { result: ended.result, record };
 }
 
-async function execute(use: ToolUseBlock, tool: Tool | undefined, server: string | undefined, toolName: string | undefined, context: TurnContext): Promise<Ended> {
-  const errorResult = (failure: Failure, text: string): Ended => ({ failure, result: { type: "tool_result", toolUseId: use.id, content: [{ type: "text", text }], isError: true } });
+async function execute(
+  use: ToolUseBlock,
+  tool: Tool | undefined,
+  server: string | undefined,
+  toolName: string | undefined,
+  context: TurnContext,
+): Promise<Ended> {
+  const errorResult = (failure: Failure, text: string): Ended => ({
+    failure,
+    result: { type: "tool_result", toolUseId: use.id, content: [{ type: "text", text }], isError: true },
+  });
   if (tool === undefined) return errorResult("unknown_tool", `Error: No tool named ${use.name} is available`);
   const input = argumentsOf(use);
   if (!input.ok) return errorResult("invalid_arguments", `Error: ${input.reason}`);
@@ -105,7 +114,13 @@ async function execute(use: ToolUseBlock, tool: Tool | undefined, server: string
     const { content, isError, structuredContent } = outcome.result;
     return {
       outcome,
-      result: { type: "tool_result", toolUseId: use.id, content: content ?? [], isError: isError === true, ...(isObject(structuredContent) ? { structuredContent } : {}) },
+      result: {
+        type: "tool_result",
+        toolUseId: use.id,
+        content: content ?? [],
+        isError: isError === true,
+        ...(isObject(structuredContent) ? { structuredContent } : {}),
+      },
     };
   }
   const ended = context.signal.aborted
@@ -123,7 +138,10 @@ function argumentsOf(use: ToolUseBlock): { ok: true; value: Record<string, unkno
   }
   if (input === undefined) return { ok: true, value: {} };
   if (!isObject(input)) {
-    return { ok: false, reason: `Arguments for ${use.name} must be a JSON object, got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}` };
+    return {
+      ok: false,
+      reason: `Arguments for ${use.name} must be a JSON object, got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}`,
+    };
   }
   return { ok: true, value: input };
 }

@@ -43,10 +43,17 @@ export interface ClientNeeds {
 const keyCache = new WeakMap<object, Promise<oauth.CryptoKey>>();
 const pemCache = new Map<string, Promise<oauth.CryptoKey>>();
 
-export async function resolveClient(settings: ClientSettings, as: oauth.AuthorizationServer, kept: StoredClient | undefined, needs: ClientNeeds, http: HttpSettings): Promise<ClientIdentity> {
+export async function resolveClient(
+  settings: ClientSettings,
+  as: oauth.AuthorizationServer,
+  kept: StoredClient | undefined,
+  needs: ClientNeeds,
+  http: HttpSettings,
+): Promise<ClientIdentity> {
   const supported = as.token_endpoint_auth_methods_supported;
   if (settings.clientId !== undefined) {
-    const method = settings.tokenEndpointAuthMethod ?? chooseMethod(settings.clientSecret !== undefined, settings.privateKey !== undefined, supported, undefined);
+    const method =
+      settings.tokenEndpointAuthMethod ?? chooseMethod(settings.clientSecret !== undefined, settings.privateKey !== undefined, supported, undefined);
     return { client: { client_id: settings.clientId }, auth: await clientAuth(method, settings, settings.clientSecret), stored: undefined, method };
   }
   if (kept !== undefined && usable(kept, needs)) {
@@ -77,7 +84,9 @@ async function register(settings: ClientSettings, as: oauth.AuthorizationServer,
   const interactive = needs.redirectUri !== undefined;
   const requested =
     settings.tokenEndpointAuthMethod ??
-    (interactive && supported.includes("none") ? "none" : (["client_secret_basic", "client_secret_post"].find((m) => supported.includes(m)) ?? supported[0] ?? "none"));
+    (interactive && supported.includes("none")
+      ? "none"
+      : (["client_secret_basic", "client_secret_post"].find((m) => supported.includes(m)) ?? supported[0] ?? "none"));
   const metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>> = {
     client_name: settings.clientName,
     grant_types: needs.grantTypes,
@@ -96,7 +105,8 @@ async function register(settings: ClientSettings, as: oauth.AuthorizationServer,
     redirectUris: needs.redirectUri !== undefined ? [needs.redirectUri] : [],
   };
   if (typeof registered.client_secret === "string") stored.clientSecret = registered.client_secret;
-  if (typeof registered.client_secret_expires_at === "number" && registered.client_secret_expires_at > 0) stored.secretExpiresAt = registered.client_secret_expires_at * 1000;
+  if (typeof registered.client_secret_expires_at === "number" && registered.client_secret_expires_at > 0)
+    stored.secretExpiresAt = registered.client_secret_expires_at * 1000;
   const method = chooseMethod(stored.clientSecret !== undefined, false, as.token_endpoint_auth_methods_supported, stored.tokenEndpointAuthMethod);
   return { client: { client_id: stored.clientId }, auth: await clientAuth(method, settings, stored.clientSecret), stored, method };
 }
@@ -127,11 +137,14 @@ async function registrationRequest(
   if (response.status !== 201 && response.status !== 200) {
     const error = typeof body?.error === "string" ? body.error : undefined;
     const description = typeof body?.error_description === "string" ? `: ${body.error_description.slice(0, 300)}` : "";
-    throw new AuthorizationError(`Dynamic client registration at ${endpoint} was refused (HTTP ${response.status})${error ? ` with ${error}` : ""}${description}`, {
-      url: endpoint,
-      status: response.status,
-      oauthError: error,
-    });
+    throw new AuthorizationError(
+      `Dynamic client registration at ${endpoint} was refused (HTTP ${response.status})${error ? ` with ${error}` : ""}${description}`,
+      {
+        url: endpoint,
+        status: response.status,
+        oauthError: error,
+      },
+    );
   }
   if (body === undefined || typeof body.client_id !== "string" || body.client_id === "") {
     throw new AuthorizationError(`Dynamic client registration at ${endpoint} answered without a client_id`, { url: endpoint, status: response.status });
@@ -163,10 +176,13 @@ async function clientAuth(method: string, settings: ClientSettings, secret: stri
       if (secret === undefined) throw new AuthorizationError(`The token endpoint authentication method ${method} needs a client secret; set clientSecret`);
       return method === "client_secret_basic" ? clientSecretBasic(secret) : oauth.ClientSecretPost(secret);
     case "private_key_jwt":
-      if (settings.privateKey === undefined) throw new AuthorizationError("The token endpoint authentication method private_key_jwt needs a private key; set privateKey");
+      if (settings.privateKey === undefined)
+        throw new AuthorizationError("The token endpoint authentication method private_key_jwt needs a private key; set privateKey");
       return oauth.PrivateKeyJwt(await importPrivateKey(settings.privateKey, settings.signingAlgorithm ?? "ES256"));
     default:
-      throw new AuthorizationError(`Unsupported token endpoint authentication method "${method}" (this client does none, client_secret_basic, client_secret_post and private_key_jwt)`);
+      throw new AuthorizationError(
+        `Unsupported token endpoint authentication method "${method}" (this client does none, client_secret_basic, client_secret_post and private_key_jwt)`,
+      );
   }
 }
 

@@ -68,13 +68,24 @@ export function resourceAllowed(serverUri: string, resource: string): boolean {
   return path.startsWith(base);
 }
 
-export async function discoverServer(server: URL, challengeMetadataUrl: string | undefined, settings: HttpSettings, preferredIssuer?: string): Promise<DiscoveredServer> {
+export async function discoverServer(
+  server: URL,
+  challengeMetadataUrl: string | undefined,
+  settings: HttpSettings,
+  preferredIssuer?: string,
+): Promise<DiscoveredServer> {
   const serverUri = canonicalServerUri(server);
   const resourceMetadata = await discoverResourceMetadata(serverUri, challengeMetadataUrl, settings);
   if (resourceMetadata === undefined) {
     const origin = new URL(serverUri).origin;
     const found = await discoverAuthorizationServer(origin, settings, true);
-    return { resource: serverUri, resourceMetadata, issuer: found?.issuer ?? origin, metadata: found ?? assumedEndpoints(origin), assumedEndpoints: found === undefined };
+    return {
+      resource: serverUri,
+      resourceMetadata,
+      issuer: found?.issuer ?? origin,
+      metadata: found ?? assumedEndpoints(origin),
+      assumedEndpoints: found === undefined,
+    };
   }
   const listed = (resourceMetadata.authorization_servers ?? []).filter((issuer) => typeof issuer === "string");
   if (listed.length === 0) {
@@ -83,12 +94,19 @@ export async function discoverServer(server: URL, challengeMetadataUrl: string |
   const issuer = preferredIssuer !== undefined && listed.includes(preferredIssuer) ? preferredIssuer : listed[0];
   const metadata = await discoverAuthorizationServer(issuer, settings);
   if (metadata === undefined) {
-    throw new AuthorizationError(`No authorization server metadata for ${issuer} (the authorization server of ${serverUri}): tried RFC 8414 and OpenID discovery`, { url: issuer });
+    throw new AuthorizationError(
+      `No authorization server metadata for ${issuer} (the authorization server of ${serverUri}): tried RFC 8414 and OpenID discovery`,
+      { url: issuer },
+    );
   }
   return { resource: resourceMetadata.resource, resourceMetadata, issuer, metadata, assumedEndpoints: false };
 }
 
-export async function discoverResourceMetadata(serverUri: string, challengeMetadataUrl: string | undefined, settings: HttpSettings): Promise<ResourceMetadata | undefined> {
+export async function discoverResourceMetadata(
+  serverUri: string,
+  challengeMetadataUrl: string | undefined,
+  settings: HttpSettings,
+): Promise<ResourceMetadata | undefined> {
   const server = new URL(serverUri);
   const candidates: URL[] = [];
   if (challengeMetadataUrl !== undefined) {
@@ -130,7 +148,11 @@ export function metadataUrls(issuer: string): URL[] {
   ];
 }
 
-export async function discoverAuthorizationServer(issuer: string, settings: HttpSettings, sameOriginIssuer = false): Promise<oauth.AuthorizationServer | undefined> {
+export async function discoverAuthorizationServer(
+  issuer: string,
+  settings: HttpSettings,
+  sameOriginIssuer = false,
+): Promise<oauth.AuthorizationServer | undefined> {
   let urls: URL[];
   try {
     urls = metadataUrls(issuer);
@@ -141,7 +163,10 @@ export async function discoverAuthorizationServer(issuer: string, settings: Http
     const response = await getJson(url, settings);
     if (response.status >= 500 && response.status !== 502) {
       await response.body?.cancel().catch(() => {});
-      throw new AuthorizationError(`GET ${url.href} answered HTTP ${response.status}; the authorization server ${issuer} is failing`, { url: url.href, status: response.status });
+      throw new AuthorizationError(`GET ${url.href} answered HTTP ${response.status}; the authorization server ${issuer} is failing`, {
+        url: url.href,
+        status: response.status,
+      });
     }
     const body = await jsonObject(response);
     if (body === undefined || typeof body.issuer !== "string") continue;

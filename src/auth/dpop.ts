@@ -62,6 +62,8 @@ export class DpopKey {
     };
     const nonce = this.nonces.get(url.origin);
     if (nonce !== undefined) claims.nonce = nonce;
-    return new jose.SignJWT(claims).setProtectedHeader({ alg: DPOP_ALGORITHM, typ: "dpop+jwt", jwk: this.publicJwk }).sign(this.keyPair.privateKey as jose.CryptoKey);
+    return new jose.SignJWT(claims)
+      .setProtectedHeader({ alg: DPOP_ALGORITHM, typ: "dpop+jwt", jwk: this.publicJwk })
+      .sign(this.keyPair.privateKey as jose.CryptoKey);
   }
 }

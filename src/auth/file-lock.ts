@@ -41,11 +41,19 @@ async function acquire(lockPath: string, waitMs: number, staleMs: number): Promi
       // Renaming first makes breaking the lock atomic: of two processes that both judge it stale,
       // one renames it and the other's rename fails, so neither removes a lock taken in between.
       const aside = `${lockPath}.${process.pid}.${attempt}.stale`;
-      if (await rename(lockPath, aside).then(() => true, () => false)) await unlink(aside).catch(() => {});
+      if (
+        await rename(lockPath, aside).then(
+          () => true,
+          () => false,
+        )
+      )
+        await unlink(aside).catch(() => {});
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new AuthorizationError(`Timed out after ${waitMs} ms waiting for the lock ${lockPath} (another process holds it; remove the file if no process does)`);
+      throw new AuthorizationError(
+        `Timed out after ${waitMs} ms waiting for the lock ${lockPath} (another process holds it; remove the file if no process does)`,
+      );
     }
     await sleep(10 + Math.floor(Math.random() * 40));
   }

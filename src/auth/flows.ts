@@ -55,7 +55,14 @@ export async function discover(flow: Flow, session: ServerSession, server: URL, 
 }
 
 /** Tokens that work: refreshed (or another process's newer ones), else from the configured grant. */
-export async function obtainTokens(flow: Flow, session: ServerSession, server: URL, scope: string | undefined, rejected: string | undefined, forceNew: boolean): Promise<void> {
+export async function obtainTokens(
+  flow: Flow,
+  session: ServerSession,
+  server: URL,
+  scope: string | undefined,
+  rejected: string | undefined,
+  forceNew: boolean,
+): Promise<void> {
   if (!forceNew && (await refresh(flow, session, server, rejected))) return;
   await grant(flow, session, server, scope);
 }
@@ -94,7 +101,13 @@ export async function refresh(flow: Flow, session: ServerSession, server: URL, r
         return { ...current!, tokens: undefined };
       }
       if (error.oauthError === "invalid_client" && current?.client?.source === "dynamic") {
-        flow.emit({ type: "dropped", server: session.server, issuer: found.issuer, what: "client", reason: "the registered client was refused (invalid_client)" });
+        flow.emit({
+          type: "dropped",
+          server: session.server,
+          issuer: found.issuer,
+          what: "client",
+          reason: "the registered client was refused (invalid_client)",
+        });
         return { ...current, tokens: undefined, client: undefined };
       }
       throw error;
@@ -109,21 +122,36 @@ async function grant(flow: Flow, session: ServerSession, server: URL, scope: str
   const { options } = flow;
   for (let attempt = 0; ; attempt++) {
     try {
-      if (options.assertion !== undefined) return await machineGrant(flow, session, found, scope, JWT_BEARER_GRANT, async (context) => jwtBearerGrant(context, await supply(options.assertion!), scope));
+      if (options.assertion !== undefined)
+        return await machineGrant(flow, session, found, scope, JWT_BEARER_GRANT, async (context) =>
+          jwtBearerGrant(context, await supply(options.assertion!), scope),
+        );
       if (options.enterprise !== undefined) {
         const enterprise = options.enterprise;
         return await machineGrant(flow, session, found, scope, JWT_BEARER_GRANT, async (context) => {
-          const idp = { issuer: enterprise.idpIssuer ?? new URL(enterprise.idpTokenEndpoint).origin, tokenEndpoint: enterprise.idpTokenEndpoint, clientId: enterprise.idpClientId, clientSecret: enterprise.idpClientSecret };
+          const idp = {
+            issuer: enterprise.idpIssuer ?? new URL(enterprise.idpTokenEndpoint).origin,
+            tokenEndpoint: enterprise.idpTokenEndpoint,
+            clientId: enterprise.idpClientId,
+            clientSecret: enterprise.idpClientSecret,
+          };
           const idJag = await requestIdJag(idp, await supply(enterprise.idToken), found.metadata.issuer, found.resource, scope, flow.http);
           return jwtBearerGrant(context, idJag, scope);
         });
       }
-      if (options.grant === "client_credentials") return await machineGrant(flow, session, found, scope, "client_credentials", (context) => clientCredentialsGrant(context, scope));
+      if (options.grant === "client_credentials")
+        return await machineGrant(flow, session, found, scope, "client_credentials", (context) => clientCredentialsGrant(context, scope));
       return await authorizationCodeFlow(flow, session, found, scope);
     } catch (error) {
       // A registration the server no longer knows: register again, once.
       if (attempt === 0 && error instanceof AuthorizationError && error.oauthError === "invalid_client" && session.auth?.client?.source === "dynamic") {
-        flow.emit({ type: "dropped", server: session.server, issuer: found.issuer, what: "client", reason: "the registered client was refused (invalid_client)" });
+        flow.emit({
+          type: "dropped",
+          server: session.server,
+          issuer: found.issuer,
+          what: "client",
+          reason: "the registered client was refused (invalid_client)",
+        });
         await session.update((current) => (current === undefined ? undefined : { ...current, client: undefined, tokens: undefined }));
         continue;
       }
@@ -178,11 +206,14 @@ async function authorizationCodeFlow(flow: Flow, session: ServerSession, found: 
     if (callback === undefined && listener !== undefined) callback = await listener.callback;
     if (callback === undefined) {
       flow.pending.set(pending.state, code);
-      throw new AuthRequiredError(`${server} needs authorization at ${found.issuer}: open error.authorizationUrl, then pass the URL the browser is sent back to to finishAuthorization()`, {
-        url: server,
-        authorizationUrl: url.href,
-        state: pending.state,
-      });
+      throw new AuthRequiredError(
+        `${server} needs authorization at ${found.issuer}: open error.authorizationUrl, then pass the URL the browser is sent back to to finishAuthorization()`,
+        {
+          url: server,
+          authorizationUrl: url.href,
+          state: pending.state,
+        },
+      );
     }
     await completeCode(flow, code, callback.searchParams);
   } finally {
@@ -194,7 +225,9 @@ async function authorizationCodeFlow(flow: Flow, session: ServerSession, found: 
 export async function completeCode(flow: Flow, code: PendingCode, callback: URLSearchParams): Promise<void> {
   flow.pending.delete(code.pending.state);
   if (code.session.issuer !== code.issuer) {
-    throw new AuthorizationError(`The authorization server of ${code.session.server} changed from ${code.issuer} to ${code.session.issuer} during the authorization; authorize again`);
+    throw new AuthorizationError(
+      `The authorization server of ${code.session.server} changed from ${code.issuer} to ${code.session.issuer} during the authorization; authorize again`,
+    );
   }
   const response = await exchangeCode(code.context, callback, code.pending);
   await save(flow, code.session, code.issuer, code.identity, code.context.dpop, response, code.scope, "authorization_code");
@@ -251,7 +284,10 @@ async function dpopKeyFor(flow: Flow, session: ServerSession, found: DiscoveredS
   if (setting === "auto") {
     const asAlgs = found.metadata.dpop_signing_alg_values_supported ?? [];
     const resource = found.resourceMetadata;
-    const resourceWants = session.challengeScheme === "dpop" || resource?.dpop_bound_access_tokens_required === true || (resource?.dpop_signing_alg_values_supported ?? []).length > 0;
+    const resourceWants =
+      session.challengeScheme === "dpop" ||
+      resource?.dpop_bound_access_tokens_required === true ||
+      (resource?.dpop_signing_alg_values_supported ?? []).length > 0;
     if (!asAlgs.includes("ES256") || !resourceWants) return undefined;
   }
   return session.dpop ?? DpopKey.generate();

@@ -44,7 +44,10 @@ export async function authorizationUrl(
   // MCP: refuse an authorization server that does not say it supports PKCE with S256, since without it
   // an intercepted code could be redeemed by anyone. The 2025-03-26 default endpoints have no metadata to say it.
   if (!assumedEndpoints && !(as.code_challenge_methods_supported ?? []).includes("S256")) {
-    throw new AuthorizationError(`The authorization server ${as.issuer} does not list S256 in code_challenge_methods_supported; MCP requires PKCE, so it is not used`, { url: as.issuer });
+    throw new AuthorizationError(
+      `The authorization server ${as.issuer} does not list S256 in code_challenge_methods_supported; MCP requires PKCE, so it is not used`,
+      { url: as.issuer },
+    );
   }
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -69,32 +72,46 @@ export async function exchangeCode(context: GrantContext, callback: URLSearchPar
   } catch (error) {
     throw callbackError(error, context.as.issuer);
   }
-  return tokenRequest(context, "authorization_code", (options) =>
-    oauth.authorizationCodeGrantRequest(context.as, context.client, context.clientAuth, params, pending.redirectUri, pending.verifier, options),
-  (response) => oauth.processAuthorizationCodeResponse(context.as, context.client, response));
+  return tokenRequest(
+    context,
+    "authorization_code",
+    (options) => oauth.authorizationCodeGrantRequest(context.as, context.client, context.clientAuth, params, pending.redirectUri, pending.verifier, options),
+    (response) => oauth.processAuthorizationCodeResponse(context.as, context.client, response),
+  );
 }
 
 export function refreshGrant(context: GrantContext, refreshToken: string): Promise<oauth.TokenEndpointResponse> {
-  return tokenRequest(context, "refresh_token", (options) =>
-    oauth.refreshTokenGrantRequest(context.as, context.client, context.clientAuth, refreshToken, options),
-  (response) => oauth.processRefreshTokenResponse(context.as, context.client, response));
+  return tokenRequest(
+    context,
+    "refresh_token",
+    (options) => oauth.refreshTokenGrantRequest(context.as, context.client, context.clientAuth, refreshToken, options),
+    (response) => oauth.processRefreshTokenResponse(context.as, context.client, response),
+  );
 }
 
 export function clientCredentialsGrant(context: GrantContext, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
   const parameters: Record<string, string> = { resource: context.resource };
   if (scope) parameters.scope = scope;
-  return tokenRequest(context, "client_credentials", (options) =>
-    oauth.clientCredentialsGrantRequest(context.as, context.client, context.clientAuth, parameters, options),
-  (response) => oauth.processClientCredentialsResponse(context.as, context.client, response), false);
+  return tokenRequest(
+    context,
+    "client_credentials",
+    (options) => oauth.clientCredentialsGrantRequest(context.as, context.client, context.clientAuth, parameters, options),
+    (response) => oauth.processClientCredentialsResponse(context.as, context.client, response),
+    false,
+  );
 }
 
 /** RFC 7523: an assertion (a workload identity token, or an enterprise ID-JAG) for an access token. */
 export function jwtBearerGrant(context: GrantContext, assertion: string, scope: string | undefined): Promise<oauth.TokenEndpointResponse> {
   const parameters: Record<string, string> = { assertion, resource: context.resource };
   if (scope) parameters.scope = scope;
-  return tokenRequest(context, JWT_BEARER_GRANT, (options) =>
-    oauth.genericTokenEndpointRequest(context.as, context.client, context.clientAuth, JWT_BEARER_GRANT, parameters, options),
-  (response) => oauth.processGenericTokenEndpointResponse(context.as, context.client, response), false);
+  return tokenRequest(
+    context,
+    JWT_BEARER_GRANT,
+    (options) => oauth.genericTokenEndpointRequest(context.as, context.client, context.clientAuth, JWT_BEARER_GRANT, parameters, options),
+    (response) => oauth.processGenericTokenEndpointResponse(context.as, context.client, response),
+    false,
+  );
 }
 
 export interface IdentityProvider {
@@ -108,7 +125,14 @@ export interface IdentityProvider {
  * RFC 8693 at the enterprise identity provider: the user's ID token for an ID-JAG (identity assertion
  * authorization grant) addressed to the MCP server's authorization server (SEP-990).
  */
-export async function requestIdJag(idp: IdentityProvider, idToken: string, audience: string, resource: string, scope: string | undefined, http: HttpSettings): Promise<string> {
+export async function requestIdJag(
+  idp: IdentityProvider,
+  idToken: string,
+  audience: string,
+  resource: string,
+  scope: string | undefined,
+  http: HttpSettings,
+): Promise<string> {
   const as: oauth.AuthorizationServer = { issuer: idp.issuer, token_endpoint: idp.tokenEndpoint };
   const client: oauth.Client = { client_id: idp.clientId };
   const parameters: Record<string, string> = {
@@ -126,19 +150,29 @@ export async function requestIdJag(idp: IdentityProvider, idToken: string, audie
     resource,
     http,
   };
-  const response = await tokenRequest(context, TOKEN_EXCHANGE_GRANT, (options) =>
-    oauth.genericTokenEndpointRequest(as, client, context.clientAuth, TOKEN_EXCHANGE_GRANT, parameters, options),
-  // An ID-JAG is not an access token: its token_type is "N_A" (RFC 8693 §2.2.1).
-  (reply) => oauth.processGenericTokenEndpointResponse(as, client, reply, { recognizedTokenTypes: { n_a: () => {} } }), false);
+  const response = await tokenRequest(
+    context,
+    TOKEN_EXCHANGE_GRANT,
+    (options) => oauth.genericTokenEndpointRequest(as, client, context.clientAuth, TOKEN_EXCHANGE_GRANT, parameters, options),
+    // An ID-JAG is not an access token: its token_type is "N_A" (RFC 8693 §2.2.1).
+    (reply) => oauth.processGenericTokenEndpointResponse(as, client, reply, { recognizedTokenTypes: { n_a: () => {} } }),
+    false,
+  );
   if (response.issued_token_type !== "urn:ietf:params:oauth:token-type:id-jag") {
-    throw new AuthorizationError(`The identity provider ${idp.issuer} answered the token exchange with a ${String(response.issued_token_type)}, not an ID-JAG`, { url: idp.tokenEndpoint });
+    throw new AuthorizationError(
+      `The identity provider ${idp.issuer} answered the token exchange with a ${String(response.issued_token_type)}, not an ID-JAG`,
+      { url: idp.tokenEndpoint },
+    );
   }
   return response.access_token;
 }
 
 export async function revokeToken(context: GrantContext, token: string, hint: "refresh_token" | "access_token"): Promise<void> {
   const options = oauthRequestOptions(context.as.revocation_endpoint, context.http);
-  const response = await oauth.revocationRequest(context.as, context.client, context.clientAuth, token, { ...options, additionalParameters: { token_type_hint: hint } });
+  const response = await oauth.revocationRequest(context.as, context.client, context.clientAuth, token, {
+    ...options,
+    additionalParameters: { token_type_hint: hint },
+  });
   await oauth.processRevocationResponse(response);
 }
 
@@ -197,7 +231,10 @@ function tokenError(error: unknown, grant: string, endpoint: string): Authorizat
 function callbackError(error: unknown, issuer: string): AuthorizationError {
   if (error instanceof oauth.AuthorizationResponseError) {
     const description = error.error_description ? `: ${error.error_description.slice(0, 300)}` : "";
-    return new AuthorizationError(`The authorization server ${issuer} refused the authorization with ${error.error}${description}`, { oauthError: error.error, url: issuer });
+    return new AuthorizationError(`The authorization server ${issuer} refused the authorization with ${error.error}${description}`, {
+      oauthError: error.error,
+      url: issuer,
+    });
   }
   // A wrong or missing state or iss: the response may come from an attacker (mix-up, CSRF); its code is never sent anywhere.
   return new AuthorizationError(`The authorization callback was rejected: ${(error as Error).message}; the code was not redeemed`, { url: issuer });

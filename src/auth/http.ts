@@ -27,7 +27,9 @@ export function checkTransportSecurity(url: URL, settings: HttpSettings, what: s
   if (url.protocol === "https:") return;
   if (url.protocol !== "http:") throw new AuthorizationError(`${what} ${url.href} is not an http(s) URL`, { url: url.href });
   if (isLoopbackHost(url) || settings.allowInsecureHttp === true) return;
-  throw new AuthorizationError(`${what} ${url.href} is plain http on a non-loopback host; OAuth needs https (set allowInsecureHttp to override)`, { url: url.href });
+  throw new AuthorizationError(`${what} ${url.href} is plain http on a non-loopback host; OAuth needs https (set allowInsecureHttp to override)`, {
+    url: url.href,
+  });
 }
 
 /** A GET for metadata (JSON), with the timeout. Network failures become AuthorizationErrors naming the URL. */
@@ -35,7 +37,11 @@ export async function getJson(url: URL, settings: HttpSettings, headers: Record<
   checkTransportSecurity(url, settings, "Metadata URL");
   const fetchFn = settings.fetch ?? fetch;
   try {
-    return await fetchFn(url, { headers: { accept: "application/json", ...headers }, redirect: "manual", signal: AbortSignal.timeout(settings.timeoutMs ?? 30_000) });
+    return await fetchFn(url, {
+      headers: { accept: "application/json", ...headers },
+      redirect: "manual",
+      signal: AbortSignal.timeout(settings.timeoutMs ?? 30_000),
+    });
   } catch (error) {
     throw new AuthorizationError(`GET ${url.href} failed: ${describeFetchError(error)}`, { url: url.href, cause: error });
   }
@@ -61,7 +67,10 @@ export async function jsonObject(response: Response): Promise<Record<string, unk
 }
 
 /** oauth4webapi request options: our fetch and timeout, and http allowed where checkTransportSecurity allows it. */
-export function oauthRequestOptions(endpoint: URL | string | undefined, settings: HttpSettings): {
+export function oauthRequestOptions(
+  endpoint: URL | string | undefined,
+  settings: HttpSettings,
+): {
   [oauth.customFetch]: (url: string, init: RequestInit) => Promise<Response>;
   [oauth.allowInsecureRequests]: boolean;
   signal: AbortSignal;

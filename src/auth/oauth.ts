@@ -176,7 +176,11 @@ export class OAuthProvider implements AuthProvider {
     session.reset();
   }
 
-  private async revoke(issuer: string, client: Parameters<typeof resolveClient>[2], tokens: { accessToken: string; refreshToken?: string } | undefined): Promise<void> {
+  private async revoke(
+    issuer: string,
+    client: Parameters<typeof resolveClient>[2],
+    tokens: { accessToken: string; refreshToken?: string } | undefined,
+  ): Promise<void> {
     if (tokens === undefined) return;
     const metadata = await discoverAuthorizationServer(issuer, { ...this.flow.http, timeoutMs: Math.min(this.flow.http.timeoutMs ?? 5_000, 5_000) });
     if (metadata?.revocation_endpoint === undefined || (client === undefined && this.options.clientId === undefined)) return;
@@ -225,7 +229,8 @@ async function probe(server: URL, http: HttpSettings): Promise<{ status: 401 | 4
     throw new AuthorizationError(`POST ${target.href} failed: ${describeFetchError(error)}`, { url: target.href });
   }
   await response.body?.cancel().catch(() => {});
-  if (response.status === 401 || response.status === 403) return { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") ?? undefined };
+  if (response.status === 401 || response.status === 403)
+    return { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") ?? undefined };
   if (server.protocol === "ws:" || server.protocol === "wss:") return { status: 401, wwwAuthenticate: undefined };
   return undefined;
 }

@@ -79,7 +79,10 @@ function showProgress(stream: NodeJS.WritableStream, total: number, progress: Lo
   });
   const started = performance.now();
   bar.start(total, 0, { rate: 0 });
-  const poll = setInterval(() => bar.update(progress.done, { rate: Math.round(progress.done / ((performance.now() - started) / 1000)).toLocaleString("en-US") }), 100);
+  const poll = setInterval(
+    () => bar.update(progress.done, { rate: Math.round(progress.done / ((performance.now() - started) / 1000)).toLocaleString("en-US") }),
+    100,
+  );
   return () => {
     clearInterval(poll);
     bar.update(progress.done);

@@ -36,13 +36,23 @@ export async function resourcesCommand(board: Switchboard, io: Output, json: boo
     return 0;
   }
   if (resources.length > 0) {
-    for (const line of columns([["SERVER", "URI", "NAME", "MIME TYPE", "DESCRIPTION"], ...resources.map((r) => [r.server, r.uri, r.name, r.mimeType ?? "", firstLine(r)])])) io.out(line);
+    for (const line of columns([
+      ["SERVER", "URI", "NAME", "MIME TYPE", "DESCRIPTION"],
+      ...resources.map((r) => [r.server, r.uri, r.name, r.mimeType ?? "", firstLine(r)]),
+    ]))
+      io.out(line);
   }
   if (resourceTemplates.length > 0) {
     if (resources.length > 0) io.out("");
-    for (const line of columns([["SERVER", "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"], ...resourceTemplates.map((t) => [t.server, t.uriTemplate, t.name, t.mimeType ?? "", firstLine(t)])])) io.out(line);
+    for (const line of columns([
+      ["SERVER", "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"],
+      ...resourceTemplates.map((t) => [t.server, t.uriTemplate, t.name, t.mimeType ?? "", firstLine(t)]),
+    ]))
+      io.out(line);
   }
-  io.err(`${plural(resources.length, "resource")}, ${plural(resourceTemplates.length, "template")} from ${plural(Object.keys(board.status()).length, "server")}`);
+  io.err(
+    `${plural(resources.length, "resource")}, ${plural(resourceTemplates.length, "template")} from ${plural(Object.keys(board.status()).length, "server")}`,
+  );
   return 0;
 }
 
@@ -63,7 +73,9 @@ async function ownerOf(board: Switchboard, io: Output, uri: string): Promise<str
   const owners = listed.size > 0 ? listed : new Set((await listTemplates(board, io)).filter((t) => matchesTemplate(t.uriTemplate, uri)).map((t) => t.server));
   if (owners.size === 1) return [...owners][0];
   if (owners.size > 1) throw new UsageError(`${uri} is offered by the servers ${[...owners].join(", ")}: pass --server NAME to pick one`);
-  throw new McpError(`No server lists resource ${uri} or has a template that matches it (see \`mcp-switchboard resources\`); pass --server NAME to ask one anyway`);
+  throw new McpError(
+    `No server lists resource ${uri} or has a template that matches it (see \`mcp-switchboard resources\`); pass --server NAME to ask one anyway`,
+  );
 }
 
 /** RFC 6570 templates, loosely: `{x}` is one path segment, `{+x}` and the other operators anything. */
@@ -82,7 +94,9 @@ function renderContents(result: ReadResourceResult, server: string): string[] {
     if (many) lines.push(`--- ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ""} from ${server}`);
     if ("text" in content && typeof content.text === "string") lines.push(content.text.replace(/\n$/, ""));
     else if ("blob" in content && typeof content.blob === "string") {
-      lines.push(`[binary ${content.uri}: ${content.mimeType ?? "no mime type"}, ${Buffer.byteLength(content.blob, "base64").toLocaleString("en-US")} bytes; --json shows it as base64]`);
+      lines.push(
+        `[binary ${content.uri}: ${content.mimeType ?? "no mime type"}, ${Buffer.byteLength(content.blob, "base64").toLocaleString("en-US")} bytes; --json shows it as base64]`,
+      );
     }
   }
   if (result.contents.length === 0) lines.push(`(${server} returned no contents)`);
@@ -95,7 +109,9 @@ export async function promptsCommand(board: Switchboard, io: Output, json: boole
     io.out(JSON.stringify(prompts, null, 2));
     return 0;
   }
-  if (prompts.length > 0) for (const line of columns([["PROMPT", "ARGUMENTS (* required)", "DESCRIPTION"], ...prompts.map((p) => [p.name, argumentList(p), firstLine(p)])])) io.out(line);
+  if (prompts.length > 0)
+    for (const line of columns([["PROMPT", "ARGUMENTS (* required)", "DESCRIPTION"], ...prompts.map((p) => [p.name, argumentList(p), firstLine(p)])]))
+      io.out(line);
   io.err(`${plural(prompts.length, "prompt")} from ${plural(Object.keys(board.status()).length, "server")}`);
   return 0;
 }

@@ -15,7 +15,14 @@ const RESOURCES = [
 ];
 const TEMPLATES = [{ uriTemplate: "demo://greeting/{name}", name: "greeting", description: "A greeting for anyone.", mimeType: "text/plain" }];
 const PROMPTS = [
-  { name: "greet", description: "Asks for a greeting.", arguments: [{ name: "name", description: "Who to greet", required: true }, { name: "style", description: "How (default: friendly)" }] },
+  {
+    name: "greet",
+    description: "Asks for a greeting.",
+    arguments: [
+      { name: "name", description: "Who to greet", required: true },
+      { name: "style", description: "How (default: friendly)" },
+    ],
+  },
   { name: "explain_readme", description: "Asks to explain the README, which it embeds." },
 ];
 

@@ -10,8 +10,17 @@ type Message = { jsonrpc: "2.0"; id?: string | number; method?: string; params?:
 
 const TOOLS = [
   { name: "echo", description: "Returns its text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
-  { name: "add", description: "Adds two numbers.", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] }, annotations: { idempotentHint: true, readOnlyHint: true } },
-  { name: "progress", description: "Reports progress for each step, then returns.", inputSchema: { type: "object", properties: { steps: { type: "integer", minimum: 1 } } } },
+  {
+    name: "add",
+    description: "Adds two numbers.",
+    inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    annotations: { idempotentHint: true, readOnlyHint: true },
+  },
+  {
+    name: "progress",
+    description: "Reports progress for each step, then returns.",
+    inputSchema: { type: "object", properties: { steps: { type: "integer", minimum: 1 } } },
+  },
 ];
 
 function send(message: unknown): void {
@@ -29,7 +38,12 @@ async function callTool(name: unknown, args: Record<string, unknown>, progressTo
       const steps = Math.max(1, Math.min(100, Number(args.steps ?? 3)));
       for (let step = 1; step <= steps; step++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        if (progressToken !== undefined) send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` } });
+        if (progressToken !== undefined)
+          send({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
       }
       return text("done");
     }
@@ -44,7 +58,11 @@ async function answer(message: Message): Promise<void> {
   const params = message.params ?? {};
   switch (message.method) {
     case "initialize":
-      return reply({ protocolVersion: params.protocolVersion, capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: "mcp-switchboard-demo", version: "1.0.0" } });
+      return reply({
+        protocolVersion: params.protocolVersion,
+        capabilities: { tools: {}, resources: {}, prompts: {} },
+        serverInfo: { name: "mcp-switchboard-demo", version: "1.0.0" },
+      });
     case "ping":
       return reply({});
     case "tools/list":

@@ -62,7 +62,13 @@ export function renderHistogram(buckets: readonly Bucket[], summary: LatencySumm
   const total = buckets.reduce((sum, b) => sum + b.count, 0);
   const labels = buckets.map((b) => `≤ ${b.leMs.toLocaleString("en-US", { maximumFractionDigits: 2 })} ms`);
   const pad = Math.max(...labels.map((l) => l.length));
-  const lines = ["latency", ...buckets.map((b, i) => `  ${labels[i].padStart(pad)} ${bar(b.count, most).padEnd(WIDTH)} ${b.count.toLocaleString("en-US")} (${((100 * b.count) / total).toFixed(1)}%)`)];
+  const lines = [
+    "latency",
+    ...buckets.map(
+      (b, i) =>
+        `  ${labels[i].padStart(pad)} ${bar(b.count, most).padEnd(WIDTH)} ${b.count.toLocaleString("en-US")} (${((100 * b.count) / total).toFixed(1)}%)`,
+    ),
+  ];
   lines.push(`  p50 ${formatMs(summary.p50)} ms   p90 ${formatMs(summary.p90)} ms   p99 ${formatMs(summary.p99)} ms   max ${formatMs(summary.max)} ms`);
   return lines;
 }

@@ -41,12 +41,16 @@ export async function loginCommand(name: string | undefined, options: LoginOptio
   });
   const outcome = await provider.authorize(entry.url, { force: options.force });
   // The proof: a connection the server accepts with the stored credentials.
-  const client = await connect({ url: entry.url, type: entry.type, headers: entry.headers, auth: provider }, { requestTimeoutMs: entry.requestTimeoutMs, protocol: entry.protocol });
+  const client = await connect(
+    { url: entry.url, type: entry.type, headers: entry.headers, auth: provider },
+    { requestTimeoutMs: entry.requestTimeoutMs, protocol: entry.protocol },
+  );
   await client.close();
   const authorized = events.find((event) => event.type === "authorized");
   if (outcome === "not-required") io.err(`"${entry.name}" did not ask for authorization; nothing stored`);
   else if (authorized === undefined) io.err(`"${entry.name}" is authorized already (credentials in ${tokenFile}); --force authorizes again`);
-  else io.err(`Authorized "${entry.name}" at ${authorized.issuer}${authorized.scope ? ` (scope: ${authorized.scope})` : ""}; credentials stored in ${tokenFile}`);
+  else
+    io.err(`Authorized "${entry.name}" at ${authorized.issuer}${authorized.scope ? ` (scope: ${authorized.scope})` : ""}; credentials stored in ${tokenFile}`);
   return 0;
 }
 
@@ -57,7 +61,11 @@ export async function logoutCommand(name: string | undefined, configPath: string
   return 0;
 }
 
-async function remoteEntry(configPath: string | undefined, name: string | undefined, command: string): Promise<{ entry: RemoteServerEntry; tokenFile: string }> {
+async function remoteEntry(
+  configPath: string | undefined,
+  name: string | undefined,
+  command: string,
+): Promise<{ entry: RemoteServerEntry; tokenFile: string }> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) throw new ConfigError(configPath === undefined ? `No mcp.json in ${process.cwd()}: pass --config FILE` : `${path} does not exist`);
   const config = await loadConfig(path);
@@ -70,7 +78,10 @@ async function remoteEntry(configPath: string | undefined, name: string | undefi
   }
   if (entry.type === "stdio") throw new ConfigError(`"${name}" runs over stdio; OAuth is for remote servers (with "url")`, { file: path, server: name });
   if (entry.oauth === undefined) {
-    throw new ConfigError(`"${name}" has no "oauth" object, so a Switchboard would not use stored credentials for it; add "oauth": {} (see README, Authorization)`, { file: path, server: name });
+    throw new ConfigError(
+      `"${name}" has no "oauth" object, so a Switchboard would not use stored credentials for it; add "oauth": {} (see README, Authorization)`,
+      { file: path, server: name },
+    );
   }
   return { entry, tokenFile: entry.oauth.tokenFile ?? defaultTokenFile() };
 }

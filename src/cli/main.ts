@@ -170,7 +170,6 @@ async function demo(io: Output, requests: number, concurrency: number): Promise<
   }
 }
 
-
 function isEntryPoint(): boolean {
   try {
     return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));

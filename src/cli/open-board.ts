@@ -9,9 +9,7 @@ export async function openBoard(configPath: string | undefined, options: { timeo
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(
-      configPath === undefined
-        ? `No mcp.json in ${process.cwd()}: pass --config FILE, or try \`mcp-switchboard demo\``
-        : `${path} does not exist`,
+      configPath === undefined ? `No mcp.json in ${process.cwd()}: pass --config FILE, or try \`mcp-switchboard demo\`` : `${path} does not exist`,
     );
   }
   const config = await loadConfig(path);

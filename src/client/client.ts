@@ -344,7 +344,8 @@ export class McpClient {
       if (Array.isArray(list)) for (const item of list) items.push(item as T);
       const next = result.nextCursor;
       if (typeof next !== "string" || next === "") return items;
-      if (seen.has(next)) throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, ErrorCode.InternalError);
+      if (seen.has(next))
+        throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, ErrorCode.InternalError);
       seen.add(next);
       cursor = next;
     }

@@ -1,14 +1,6 @@
 import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
 import type { Instrumentation } from "../connection/instrumentation.js";
-import type {
-  ClientCapabilities,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestParams,
-  ElicitResult,
-  Implementation,
-  Root,
-} from "./types.js";
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root } from "./types.js";
 
 /** Options of `connect()`. */
 export interface ClientOptions {

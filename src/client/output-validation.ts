@@ -57,7 +57,12 @@ export class OutputValidator {
     try {
       validate = compiler.compile(schema);
     } catch (error) {
-      throw new ProtocolError(`Tool ${tool} has an outputSchema that cannot be compiled: ${(error as Error).message}`, ErrorCode.InvalidParams, { tool }, { cause: error });
+      throw new ProtocolError(
+        `Tool ${tool} has an outputSchema that cannot be compiled: ${(error as Error).message}`,
+        ErrorCode.InvalidParams,
+        { tool },
+        { cause: error },
+      );
     }
     // ajv keeps every compiled schema (and registers its $id) for good; the validator needs neither. Without
     // this, each refreshed tool list would grow ajv's cache, and a schema with an $id would fail to compile

@@ -43,7 +43,8 @@ export function parseSkillEntry(value: unknown): Skill | string {
   const files: SkillFile[] = [];
   for (const file of resources) {
     if (!isObject(file) || typeof file.uri !== "string" || typeof file.digest !== "string") return `${uri}: every resources[] item needs a uri and a digest`;
-    if (file.size !== undefined && !(Number.isSafeInteger(file.size) && (file.size as number) >= 0)) return `${uri}: ${file.uri} has size ${JSON.stringify(file.size)}, not a byte count`;
+    if (file.size !== undefined && !(Number.isSafeInteger(file.size) && (file.size as number) >= 0))
+      return `${uri}: ${file.uri} has size ${JSON.stringify(file.size)}, not a byte count`;
     files.push(file.size === undefined ? { uri: file.uri, digest: file.digest } : { uri: file.uri, digest: file.digest, size: file.size as number });
   }
   return { uri, frontmatter: frontmatter as Skill["frontmatter"], resources: files };
@@ -69,7 +70,8 @@ export function fileMismatch(file: SkillFile, bytes: Uint8Array): { reason: "siz
   if (file.size !== undefined && bytes.byteLength !== file.size) {
     return { reason: "size", detail: `${bytes.byteLength} bytes where the entry says ${file.size}` };
   }
-  if (!DIGEST.test(file.digest)) return { reason: "digest", detail: `the entry's digest ${JSON.stringify(file.digest)} is not sha256: and 64 lowercase hex digits` };
+  if (!DIGEST.test(file.digest))
+    return { reason: "digest", detail: `the entry's digest ${JSON.stringify(file.digest)} is not sha256: and 64 lowercase hex digits` };
   const actual = sha256Digest(bytes);
   if (actual !== file.digest) return { reason: "digest", detail: `digest ${actual} where the entry says ${file.digest}` };
   return undefined;

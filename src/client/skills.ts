@@ -68,12 +68,14 @@ export async function listSkills(client: McpClient, options?: RequestOptions): P
     if (!Array.isArray(result.skills)) throw new ProtocolError(`skills/list from ${serverName(client)}: the result has no skills array`, -32603, result);
     for (const item of result.skills) {
       const skill = parseSkillEntry(item);
-      if (typeof skill === "string") client.connection.emit("error", new McpError(`skills/list from ${serverName(client)}: skipped a malformed entry (${skill})`));
+      if (typeof skill === "string")
+        client.connection.emit("error", new McpError(`skills/list from ${serverName(client)}: skipped a malformed entry (${skill})`));
       else skills.push(skill);
     }
     const next = result.nextCursor;
     if (typeof next !== "string" || next === "") return skills;
-    if (seen.has(next)) throw new ProtocolError(`skills/list from ${serverName(client)}: cursor ${JSON.stringify(next)} came twice; stopping to avoid a loop`, -32603);
+    if (seen.has(next))
+      throw new ProtocolError(`skills/list from ${serverName(client)}: cursor ${JSON.stringify(next)} came twice; stopping to avoid a loop`, -32603);
     seen.add(next);
     cursor = next;
   }
@@ -98,7 +100,7 @@ export async function getSkill(client: McpClient, uri: string, options?: Request
 export async function loadSkill(client: McpClient, skill: Skill | string, options: LoadSkillOptions = {}): Promise<LoadedSkill> {
   const entry = typeof skill === "string" ? await getSkill(client, skill, options) : skill;
   if (entry.resources === "dynamic" && !options.allowDynamic) {
-    throw refusal(client, entry, entry.uri, "unverifiable", "its entry lists no digests (resources: \"dynamic\"); pass allowDynamic: true to load it unverified");
+    throw refusal(client, entry, entry.uri, "unverifiable", 'its entry lists no digests (resources: "dynamic"); pass allowDynamic: true to load it unverified');
   }
   const content = await readVerified(client, entry, entry.uri, options);
   const text = content.text ?? content.bytes.toString("utf8");
@@ -106,7 +108,13 @@ export async function loadSkill(client: McpClient, skill: Skill | string, option
   if (frontmatter === undefined) throw refusal(client, entry, entry.uri, "frontmatter", "SKILL.md does not start with YAML frontmatter");
   const differences = frontmatterDifferences(entry.frontmatter, frontmatter);
   if (differences.length > 0) {
-    throw refusal(client, entry, entry.uri, "frontmatter", `SKILL.md frontmatter differs from the entry's in ${differences.map((f) => JSON.stringify(f)).join(", ")}`);
+    throw refusal(
+      client,
+      entry,
+      entry.uri,
+      "frontmatter",
+      `SKILL.md frontmatter differs from the entry's in ${differences.map((f) => JSON.stringify(f)).join(", ")}`,
+    );
   }
   return new LoadedSkill(client, entry, { ...content, text }, frontmatter);
 }

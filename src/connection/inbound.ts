@@ -63,10 +63,16 @@ export class Inbound {
 
   private onUnmatched(response: JsonRpcResponse): void {
     if ("error" in response && response.id === null) {
-      this.host.emit("error", new ProtocolError(`Server reported an error not tied to a request: ${response.error.message}`, response.error.code, response.error.data));
+      this.host.emit(
+        "error",
+        new ProtocolError(`Server reported an error not tied to a request: ${response.error.message}`, response.error.code, response.error.data),
+      );
       return;
     }
-    this.host.emit("error", new McpError(`Response for unknown request id ${JSON.stringify(response.id)} (late after a timeout or cancellation, or never sent); ignored`));
+    this.host.emit(
+      "error",
+      new McpError(`Response for unknown request id ${JSON.stringify(response.id)} (late after a timeout or cancellation, or never sent); ignored`),
+    );
   }
 
   private onNotification({ method, params }: JsonRpcNotification): void {

@@ -37,10 +37,7 @@ export interface ConnectionContext {
 }
 
 export type ConnectionEvent =
-  | { type: "CONNECT" }
-  | { type: "CLOSE" }
-  | { type: "TRANSPORT_CLOSED"; error?: McpError }
-  | { type: "SESSION_EXPIRED"; error: McpError };
+  { type: "CONNECT" } | { type: "CLOSE" } | { type: "TRANSPORT_CLOSED"; error?: McpError } | { type: "SESSION_EXPIRED"; error: McpError };
 
 export type ConnectionState = "idle" | "connecting" | "initializing" | "ready" | "closing" | "closed" | "failed";
 

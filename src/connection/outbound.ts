@@ -74,7 +74,13 @@ export class Outbound {
     }
   }
 
-  private exchange(id: JsonRpcId, method: string, params: Params | undefined, options: RequestOptions | undefined, send: SendOptions | undefined): Promise<Result> {
+  private exchange(
+    id: JsonRpcId,
+    method: string,
+    params: Params | undefined,
+    options: RequestOptions | undefined,
+    send: SendOptions | undefined,
+  ): Promise<Result> {
     if (options !== undefined && (options.onProgress !== undefined || options.resetTimeoutOnProgress)) {
       params = withProgressToken(params, id);
     }
@@ -110,7 +116,10 @@ export class Outbound {
       this.host.sessionExpired(error);
       return;
     }
-    const failure = error instanceof McpError ? error : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
+    const failure =
+      error instanceof McpError
+        ? error
+        : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
     this.table.reject(id, failure);
   }
 }

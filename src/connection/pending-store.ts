@@ -185,7 +185,12 @@ export class PendingStore {
       const at = index * STRIDE;
       const resolve = this.slots[at + RESOLVE] as Resolve | undefined;
       if (resolve === undefined) continue;
-      overflow.set(this.base + index, { resolve, method: this.slots[at + METHOD] as string, deadline: this.slots[at + DEADLINE] as number, signal: this.slots[at + SIGNAL] as AbortSignal | undefined });
+      overflow.set(this.base + index, {
+        resolve,
+        method: this.slots[at + METHOD] as string,
+        deadline: this.slots[at + DEADLINE] as number,
+        signal: this.slots[at + SIGNAL] as AbortSignal | undefined,
+      });
     }
     this.live = 0;
     this.head = this.end = 0;

@@ -249,7 +249,10 @@ export class RequestTable {
       const total = extras?.maxTotalTimeoutMs !== undefined && deadline >= extras.totalDeadline;
       const limit = total ? "maxTotalTimeoutMs" : "timeoutMs";
       const ms = total ? extras.maxTotalTimeoutMs! : (extras?.timeoutMs ?? this.defaultTimeoutMs!);
-      this.reject(id, new RequestTimeoutError(`Request ${entry.method} (id ${String(id)}) got no response within ${ms} ms (${limit}); the request was cancelled`, ms));
+      this.reject(
+        id,
+        new RequestTimeoutError(`Request ${entry.method} (id ${String(id)}) got no response within ${ms} ms (${limit}); the request was cancelled`, ms),
+      );
       this.hooks.cancelled(entry, `Request timed out (${limit})`);
     }
     if (this.store.size > 0 && next !== Infinity) this.arm(next, now - 1);

@@ -123,7 +123,8 @@ function findEventEnd(text: string, state: { atLineStart: boolean; afterCr: bool
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === LF) {
-      if (state.afterCr) state.afterCr = false; // the LF of a CRLF: that line already ended
+      if (state.afterCr)
+        state.afterCr = false; // the LF of a CRLF: that line already ended
       else if (state.atLineStart) return i + 1;
       else state.atLineStart = true;
       i++;
@@ -150,7 +151,10 @@ export function parseEventData(event: SseEvent): { ok: true; value: unknown } | 
   try {
     return { ok: true, value: JSON.parse(event.data) };
   } catch (error) {
-    return { ok: false, error: new FramingError(`SSE event${event.id ? ` ${sampleOf(event.id)}` : ""} does not hold JSON: ${(error as Error).message}`, sampleOf(event.data)) };
+    return {
+      ok: false,
+      error: new FramingError(`SSE event${event.id ? ` ${sampleOf(event.id)}` : ""} does not hold JSON: ${(error as Error).message}`, sampleOf(event.data)),
+    };
   }
 }
 

@@ -8,7 +8,14 @@ export function encodeWsFrame(message: unknown): string {
 /** Decodes one frame; binary frames and text that is not JSON are errors. */
 export function decodeWsFrame(data: unknown, isBinary: boolean): { ok: true; value: unknown } | { ok: false; error: FramingError } {
   if (isBinary) return { ok: false, error: new FramingError("Binary WebSocket frame; MCP sends one JSON-RPC message per text frame") };
-  const text = typeof data === "string" ? data : Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data as Buffer[]).toString("utf8") : String(data);
+  const text =
+    typeof data === "string"
+      ? data
+      : Buffer.isBuffer(data)
+        ? data.toString("utf8")
+        : Array.isArray(data)
+          ? Buffer.concat(data as Buffer[]).toString("utf8")
+          : String(data);
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

@@ -89,10 +89,7 @@ export class ConcurrencyLimiter {
     const { maxConcurrency, maxQueue } = this.limits;
     if (this.#running + this.size >= maxConcurrency + maxQueue) {
       return Promise.reject(
-        new OverloadError(
-          `server "${this.server}": ${calls(this.#running)} running and ${this.size} waiting; limit reached`,
-          { server: this.server },
-        ),
+        new OverloadError(`server "${this.server}": ${calls(this.#running)} running and ${this.size} waiting; limit reached`, { server: this.server }),
       );
     }
 

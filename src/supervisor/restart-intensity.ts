@@ -56,10 +56,7 @@ export function tryRestart(history: RestartHistory, limit: RestartIntensityLimit
   const { maxRestarts, withinMs } = limit;
   if (recent.length >= maxRestarts) {
     const times = recent.length === 1 ? "once" : `${recent.length} times`;
-    const reason =
-      maxRestarts === 0
-        ? "restarts are disabled (restart.maxRestarts is 0)"
-        : `restarted ${times} within ${withinMs} ms (limit: ${maxRestarts})`;
+    const reason = maxRestarts === 0 ? "restarts are disabled (restart.maxRestarts is 0)" : `restarted ${times} within ${withinMs} ms (limit: ${maxRestarts})`;
     return { allowed: false, history: recent, reason };
   }
   return { allowed: true, history: [...recent, now] };
@@ -76,9 +73,7 @@ export function restartRetryAfterMs(history: RestartHistory, limit: RestartInten
 }
 
 /** What `RestartIntensity.tryRestart()` decides. */
-export type RestartVerdict =
-  | { allowed: true; restartsInWindow: number }
-  | { allowed: false; restartsInWindow: number; reason: string };
+export type RestartVerdict = { allowed: true; restartsInWindow: number } | { allowed: false; restartsInWindow: number; reason: string };
 
 /**
  * The same limit as a mutable object with its own clock, for code that keeps one outside a state

@@ -17,9 +17,7 @@ export interface FallbackContext {
   idempotent: boolean;
 }
 
-export type FallbackVerdict =
-  | { move: true; reason: string }
-  | { move: false; reason: string };
+export type FallbackVerdict = { move: true; reason: string } | { move: false; reason: string };
 
 /** Decides, and says why (the reason goes into the `fallback` event, or the log when it stays). */
 export function fallbackVerdict(error: unknown, context: FallbackContext): FallbackVerdict {

@@ -186,7 +186,7 @@ class Scanner {
     for (;;) {
       const c = this.text[this.#at];
       if (c === undefined || c === "\n") {
-        throw new Stop(open, "unterminated string (a string must end with \" on the same line)");
+        throw new Stop(open, 'unterminated string (a string must end with " on the same line)');
       }
       if (c === '"') {
         this.#at++;
@@ -217,6 +217,7 @@ class Scanner {
     const match = NUMBER.exec(this.text);
     if (!match) throw new Stop(this.#at, `invalid number starting with ${this.#found()}`);
     this.#at += match[0].length;
-    if (/^[\d.eE]/.test(this.text[this.#at] ?? "")) throw new Stop(this.#at, "invalid number (leading zeros and incomplete fractions or exponents are not allowed)");
+    if (/^[\d.eE]/.test(this.text[this.#at] ?? ""))
+      throw new Stop(this.#at, "invalid number (leading zeros and incomplete fractions or exponents are not allowed)");
   }
 }

@@ -178,9 +178,7 @@ function unknownFieldMessage(key: string, table: FieldTable, hints: FieldHints |
   const hint = hints && Object.hasOwn(hints, key) ? hints[key] : undefined;
   if (hint !== undefined) {
     const dot = hint.lastIndexOf(".");
-    return dot === -1
-      ? `unknown field; did you mean "${hint}"?`
-      : `unknown field here; did you mean "${hint.slice(dot + 1)}" inside "${hint.slice(0, dot)}"?`;
+    return dot === -1 ? `unknown field; did you mean "${hint}"?` : `unknown field here; did you mean "${hint.slice(dot + 1)}" inside "${hint.slice(0, dot)}"?`;
   }
   const known = Object.keys(table);
   const close = closestName(key, known);
@@ -189,13 +187,7 @@ function unknownFieldMessage(key: string, table: FieldTable, hints: FieldHints |
 }
 
 /** Fails on the first key of `value` the table does not know, in the order they were written. */
-export function rejectUnknownFields(
-  value: Record<string, unknown>,
-  table: FieldTable,
-  path: Path,
-  context: CheckContext,
-  hints?: FieldHints,
-): void {
+export function rejectUnknownFields(value: Record<string, unknown>, table: FieldTable, path: Path, context: CheckContext, hints?: FieldHints): void {
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(table, key)) fail(context, [...path, key], unknownFieldMessage(key, table, hints));
   }
@@ -205,13 +197,7 @@ export function rejectUnknownFields(
  * Checks an object against a table and returns its fields, substituted where the table says so.
  * Absent (or `undefined`) fields are left out; the caller fills in defaults.
  */
-export function checkObject(
-  value: Record<string, unknown>,
-  table: FieldTable,
-  path: Path,
-  context: CheckContext,
-  hints?: FieldHints,
-): Record<string, unknown> {
+export function checkObject(value: Record<string, unknown>, table: FieldTable, path: Path, context: CheckContext, hints?: FieldHints): Record<string, unknown> {
   rejectUnknownFields(value, table, path, context, hints);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {

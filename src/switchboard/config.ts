@@ -47,21 +47,8 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { parseJson } from "./config-json.js";
 import type { Environment } from "./config-substitute.js";
-import {
-  CONFIG_DEFAULTS,
-  SERVER_FIELDS,
-  SERVER_HINTS,
-  SERVER_MAP_KEYS,
-  TOP_LEVEL_FIELDS,
-} from "./config-fields.js";
-import type {
-  ConfigInput,
-  ConnectTarget,
-  RemoteTransportType,
-  RestartPolicy,
-  ServerEntry,
-  SwitchboardConfig,
-} from "./config-types.js";
+import { CONFIG_DEFAULTS, SERVER_FIELDS, SERVER_HINTS, SERVER_MAP_KEYS, TOP_LEVEL_FIELDS } from "./config-fields.js";
+import type { ConfigInput, ConnectTarget, RemoteTransportType, RestartPolicy, ServerEntry, SwitchboardConfig } from "./config-types.js";
 import {
   checkObject,
   checkValue,
@@ -123,9 +110,7 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
   rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
 
   const separator =
-    input.separator === undefined
-      ? CONFIG_DEFAULTS.separator
-      : (checkValue(input.separator, TOP_LEVEL_FIELDS.separator, ["separator"], top) as string);
+    input.separator === undefined ? CONFIG_DEFAULTS.separator : (checkValue(input.separator, TOP_LEVEL_FIELDS.separator, ["separator"], top) as string);
 
   const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);
   if (mapKeys.length === 0) {
@@ -225,7 +210,14 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
   if (fields.oauth !== undefined && fields.auth !== undefined) fail(context, ["oauth"], 'give "oauth" (settings) or "auth" (a provider), not both');
   const oauth = fields.oauth as OAuthConfig | undefined;
   if (oauth?.tokenFile !== undefined && baseDir !== undefined && !disabled && !isAbsolute(oauth.tokenFile)) oauth.tokenFile = resolve(baseDir, oauth.tokenFile);
-  return { ...common, type, url, headers, ...(oauth !== undefined ? { oauth } : {}), ...(fields.auth !== undefined ? { auth: fields.auth as AuthOption } : {}) };
+  return {
+    ...common,
+    type,
+    url,
+    headers,
+    ...(oauth !== undefined ? { oauth } : {}),
+    ...(fields.auth !== undefined ? { auth: fields.auth as AuthOption } : {}),
+  };
 }
 
 /** stdio or remote, from `command` / `url`, and `type` must agree. */
@@ -312,13 +304,14 @@ function checkFallbacks(entry: ServerEntry, names: readonly string[], context: C
     const path = ["fallbacks", index];
     if (fallback === entry.name) fail(context, path, "a server cannot be its own fallback");
     if (!names.includes(fallback)) {
-      const close = closestName(fallback, names.filter((name) => name !== entry.name));
+      const close = closestName(
+        fallback,
+        names.filter((name) => name !== entry.name),
+      );
       fail(
         context,
         path,
-        close !== undefined
-          ? `no server named "${fallback}"; did you mean "${close}"?`
-          : `no server named "${fallback}" (servers: ${names.join(", ")})`,
+        close !== undefined ? `no server named "${fallback}"; did you mean "${close}"?` : `no server named "${fallback}" (servers: ${names.join(", ")})`,
       );
     }
     if (seen.has(fallback)) fail(context, path, `"${fallback}" is listed twice`);
@@ -338,7 +331,11 @@ function protocolFields(fields: Record<string, unknown>, context: CheckContext):
     if (protocol !== "auto" && protocol !== "legacy" && !speaks(protocol)) {
       // No "did you mean": dates a digit apart are different versions, and the list is short.
       const versions = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
-      fail(context, ["protocol"], `expected "auto", "legacy" or a protocol version this client speaks (${versions.join(", ")}), found ${JSON.stringify(protocol)}`);
+      fail(
+        context,
+        ["protocol"],
+        `expected "auto", "legacy" or a protocol version this client speaks (${versions.join(", ")}), found ${JSON.stringify(protocol)}`,
+      );
     }
     out.protocol = protocol;
   }

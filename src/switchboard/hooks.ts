@@ -97,7 +97,10 @@ export async function refusalOf(hook: NonNullable<SwitchboardHooks["approve"]>, 
     return `the approve hook failed (${error instanceof Error ? error.message : String(error)})`;
   }
   if (decision === true || (typeof decision === "object" && decision !== null && decision.allow === true)) return undefined;
-  const reason = typeof decision === "object" && decision !== null && typeof decision.reason === "string" && decision.reason !== "" ? decision.reason : `${request.name} was not approved`;
+  const reason =
+    typeof decision === "object" && decision !== null && typeof decision.reason === "string" && decision.reason !== ""
+      ? decision.reason
+      : `${request.name} was not approved`;
   return reason;
 }
 

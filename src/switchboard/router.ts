@@ -98,7 +98,10 @@ export async function route<T>(
   }
   throw lastError
     ? withServer(lastError, order[order.length - 1]?.name ?? primary.name)
-    : new TransportError(`No server can take ${options.name}: "${primary.name}" and its fallbacks are disabled or unknown`, { delivered: false, server: primary.name });
+    : new TransportError(`No server can take ${options.name}: "${primary.name}" and its fallbacks are disabled or unknown`, {
+        delivered: false,
+        server: primary.name,
+      });
 }
 
 /** The error, naming the server it came from when it does not already. */

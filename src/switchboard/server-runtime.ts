@@ -59,7 +59,11 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   private waiters: ReadyGate<McpClient> | undefined;
   private readonly baseOptions: ClientOptions;
 
-  constructor(entry: RunnableEntry, defaults: ClientOptions, private readonly hooks: RuntimeHooks) {
+  constructor(
+    entry: RunnableEntry,
+    defaults: ClientOptions,
+    private readonly hooks: RuntimeHooks,
+  ) {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
@@ -194,13 +198,16 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   /** The same error, saying which server and what to run (the `down` reason reads it). */
   private authorizationRequired(error: AuthRequiredError): AuthRequiredError {
-    return new AuthRequiredError(`authorization required: server "${this.name}" (${error.url}) needs a person to authorize it; run \`mcp-switchboard login ${this.name}\``, {
-      url: error.url,
-      authorizationUrl: error.authorizationUrl,
-      state: error.state,
-      server: this.name,
-      cause: error,
-    });
+    return new AuthRequiredError(
+      `authorization required: server "${this.name}" (${error.url}) needs a person to authorize it; run \`mcp-switchboard login ${this.name}\``,
+      {
+        url: error.url,
+        authorizationUrl: error.authorizationUrl,
+        state: error.state,
+        server: this.name,
+        cause: error,
+      },
+    );
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
@@ -272,11 +279,14 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.downReason = reason;
     if (error) this.lastError = error;
     if (!this.anyoneWaits()) return; // an error costs a stack trace: made only for someone to get it
-    const failure = new TransportError(`server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`, {
-      cause: error,
-      delivered: false,
-      server: this.name,
-    });
+    const failure = new TransportError(
+      `server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`,
+      {
+        cause: error,
+        delivered: false,
+        server: this.name,
+      },
+    );
     this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
   }
@@ -299,7 +309,12 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }
-    const error = () => new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, { delivered: false, server: this.name, cause: this.lastError });
+    const error = () =>
+      new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, {
+        delivered: false,
+        server: this.name,
+        cause: this.lastError,
+      });
     // Bounded like the limiter's queue: a call storm for a server that is away must fail fast, not pile
     // up until each call's deadline.
     this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name, limit: this.entry.maxQueue });

@@ -12,7 +12,14 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
-import { DEFAULT_START_TIMEOUT_MS, normalise, type BoardCallOptions, type FromConfigOptions, type ServerStatus, type SwitchboardInit } from "./board-options.js";
+import {
+  DEFAULT_START_TIMEOUT_MS,
+  normalise,
+  type BoardCallOptions,
+  type FromConfigOptions,
+  type ServerStatus,
+  type SwitchboardInit,
+} from "./board-options.js";
 import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
@@ -197,8 +204,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const { runtime, toolName } = this.resolveTool(name);
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
-      options.idempotent ??
-      (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
+      options.idempotent ?? (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
     return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options), toolName);
   }
 
@@ -206,7 +212,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const known = this.toolIndex.get(name);
     const parsed = known ? { server: known.runtime.name, tool: known.name } : parseQualified(name, this.separator, this.runtimes);
     if (!parsed) {
-      throw new ProtocolError(`Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`, -32602);
+      throw new ProtocolError(
+        `Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`,
+        -32602,
+      );
     }
     const runtime = this.runtime(parsed.server);
     // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
@@ -286,8 +295,18 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    if (hooks.before && (await applyBefore(hooks.before, context, report)) && toolName) call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
-    const refusal = hooks.approve && toolName ? await refusalOf(hooks.approve, { server: runtime.name, tool: toolName, name, args: context.args as Record<string, unknown>, annotations: (await this.toolFor(runtime, toolName, options))?.annotations }) : undefined;
+    if (hooks.before && (await applyBefore(hooks.before, context, report)) && toolName)
+      call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
+    const refusal =
+      hooks.approve && toolName
+        ? await refusalOf(hooks.approve, {
+            server: runtime.name,
+            tool: toolName,
+            name,
+            args: context.args as Record<string, unknown>,
+            annotations: (await this.toolFor(runtime, toolName, options))?.annotations,
+          })
+        : undefined;
     if (refusal !== undefined) return refusedResult(refusal) as T;
     try {
       const result = await route(runtime, (n) => this.runtimes.get(n), call, {

@@ -102,10 +102,15 @@ export class OtelTelemetry implements Instrumentation {
       meter,
       operationDuration: meter.createHistogram(METRIC_MCP_CLIENT_OPERATION_DURATION, {
         unit: "s",
-        description: "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
+        description:
+          "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.",
         advice,
       }),
-      sessionDuration: meter.createHistogram(METRIC_MCP_CLIENT_SESSION_DURATION, { unit: "s", description: "The duration of the MCP session as observed on the MCP client.", advice }),
+      sessionDuration: meter.createHistogram(METRIC_MCP_CLIENT_SESSION_DURATION, {
+        unit: "s",
+        description: "The duration of the MCP session as observed on the MCP client.",
+        advice,
+      }),
     };
     return this.instruments;
   }

@@ -24,7 +24,10 @@ export function failureOutcome(error: unknown): Outcome {
   if (error instanceof ProtocolError) {
     const code = String(error.code);
     // "The status description SHOULD match the JSONRPCError.message": the server's words, without our prefix.
-    return { attributes: { [ATTR_ERROR_TYPE]: code, [ATTR_RPC_RESPONSE_STATUS_CODE]: code }, description: error.message.replace(/^Server error -?\d+(?: \([^)]*\))?: /, "") };
+    return {
+      attributes: { [ATTR_ERROR_TYPE]: code, [ATTR_RPC_RESPONSE_STATUS_CODE]: code },
+      description: error.message.replace(/^Server error -?\d+(?: \([^)]*\))?: /, ""),
+    };
   }
   if (error instanceof Error) return { attributes: { [ATTR_ERROR_TYPE]: error.name }, description: error.message };
   return { attributes: { [ATTR_ERROR_TYPE]: OTHER_ERROR }, description: undefined };

@@ -115,7 +115,10 @@ export class OutgoingSpan implements MessageObserver {
     // may still succeed); one the caller opened gets this call's outcome.
     if (outcome !== undefined && !scope?.managed) recordOutcome(this.signals.api, this.span, outcome);
     if (scope === undefined) this.span.end();
-    this.signals.operationDuration.record(seconds, outcome === undefined ? this.metricAttributes : Object.assign({}, this.metricAttributes, outcome.attributes));
+    this.signals.operationDuration.record(
+      seconds,
+      outcome === undefined ? this.metricAttributes : Object.assign({}, this.metricAttributes, outcome.attributes),
+    );
   }
 
   /** The initialize response is where the protocol version (and, over HTTP, the session id) comes from. */

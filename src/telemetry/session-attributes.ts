@@ -73,7 +73,12 @@ export class SessionAttributeCache {
   }
 }
 
-export function sessionAttributes(kind: TransportKind, url: URL | undefined, sessionId: string | undefined, protocolVersion: string | undefined): SessionAttributes {
+export function sessionAttributes(
+  kind: TransportKind,
+  url: URL | undefined,
+  sessionId: string | undefined,
+  protocolVersion: string | undefined,
+): SessionAttributes {
   const metric: Attributes = { ...TRANSPORT_ATTRIBUTES[kind] };
   if (url !== undefined) {
     // URL keeps IPv6 literals in brackets; server.address is the bare address.

@@ -15,7 +15,12 @@ export const MAX_AUTH_ROUNDS = 3;
 const NONE: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** The per-request auth headers (lower-case names), beyond a static token. */
-export function requestAuthHeaders(auth: AuthOption | undefined, server: URL, url: URL, method: string): Record<string, string> | Promise<Record<string, string>> {
+export function requestAuthHeaders(
+  auth: AuthOption | undefined,
+  server: URL,
+  url: URL,
+  method: string,
+): Record<string, string> | Promise<Record<string, string>> {
   if (auth === undefined || (!isAuthProvider(auth) && typeof auth !== "function")) return NONE;
   if (isAuthProvider(auth)) return auth.headers({ server, url, method });
   return Promise.resolve(auth()).then(lowerCaseNames);
@@ -37,7 +42,12 @@ export function authPerRequest(auth: AuthOption | undefined): boolean {
  * of `auth` for the endpoint `server`: what the transports call at each request point. No auth or a
  * static token (in `options.headers` already) is a plain exchange.
  */
-export function authorizedRequest(auth: AuthOption | undefined, server: URL, options: HttpRequestOptions, moved: (url: URL) => void = ignore): Promise<IncomingMessage> {
+export function authorizedRequest(
+  auth: AuthOption | undefined,
+  server: URL,
+  options: HttpRequestOptions,
+  moved: (url: URL) => void = ignore,
+): Promise<IncomingMessage> {
   if (!authPerRequest(auth)) return httpExchange(options, moved);
   return sendWithAuth(auth, server, options.url, options.method, (added) => httpExchange({ ...options, headers: withAuth(options.headers, added) }, moved));
 }

@@ -59,7 +59,12 @@ export class LegacySseTransport implements Transport {
     // says nothing must not hold connect() forever.
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        reject(new TransportError(`${this.url.href} sent no "endpoint" event within ${timeoutMs} ms; is this an HTTP+SSE (2024-11-05) server?`, { url: this.url.href, delivered: false }));
+        reject(
+          new TransportError(`${this.url.href} sent no "endpoint" event within ${timeoutMs} ms; is this an HTTP+SSE (2024-11-05) server?`, {
+            url: this.url.href,
+            delivered: false,
+          }),
+        );
         this.streamAbort.abort();
       }, timeoutMs);
     });
@@ -98,7 +103,12 @@ export class LegacySseTransport implements Transport {
           if (event.event === "endpoint") {
             const endpoint = new URL(event.data.trim(), streamUrl);
             if (endpoint.origin !== this.url.origin) {
-              reject(new TransportError(`${this.url.href} named an endpoint on another origin (${endpoint.origin}); refused`, { url: this.url.href, delivered: false }));
+              reject(
+                new TransportError(`${this.url.href} named an endpoint on another origin (${endpoint.origin}); refused`, {
+                  url: this.url.href,
+                  delivered: false,
+                }),
+              );
               return;
             }
             this.endpoint = endpoint;

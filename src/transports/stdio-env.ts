@@ -4,9 +4,29 @@
  * secrets (API keys, tokens) and its NODE_OPTIONS.
  */
 const INHERITED = [
-  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMPDIR",
+  "TZ",
   // Windows needs these to start most programs.
-  "SYSTEMROOT", "SystemRoot", "COMSPEC", "PATHEXT", "WINDIR", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA", "TEMP", "TMP",
+  "SYSTEMROOT",
+  "SystemRoot",
+  "COMSPEC",
+  "PATHEXT",
+  "WINDIR",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "USERPROFILE",
+  "PROGRAMDATA",
+  "TEMP",
+  "TMP",
 ];
 
 export function minimalEnvironment(extra: Record<string, string> = {}, from: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -53,7 +53,6 @@ export interface StdioTransportOptions extends StdioTarget {
   };
 }
 
-
 /** How long after its group is gone a server's pipes may stay open before they are let go of. */
 const PIPE_GRACE_MS = 1000;
 
@@ -214,12 +213,15 @@ export class StdioTransport implements Transport {
     if (this.closing || this.closed) return;
     const stderr = this.tail.toString();
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const error = new ConnectionClosedError(`MCP server "${this.displayName}" ${how}${stderr ? `. Last stderr:\n${stderr}` : " (it wrote nothing to stderr)"}`, {
-      exitCode: code,
-      signal,
-      stderr,
-      delivered: true,
-    });
+    const error = new ConnectionClosedError(
+      `MCP server "${this.displayName}" ${how}${stderr ? `. Last stderr:\n${stderr}` : " (it wrote nothing to stderr)"}`,
+      {
+        exitCode: code,
+        signal,
+        stderr,
+        delivered: true,
+      },
+    );
     if (this.exitHandler) {
       // Survivable (an era probe is running): the transport stays open for restart().
       this.exitHandler(error);
@@ -243,9 +245,12 @@ export class StdioTransport implements Transport {
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || !stdin.writable || this.closed) {
-      return Promise.reject(new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }));
+      return Promise.reject(
+        new TransportError(`MCP server "${this.displayName}" is not running; message not sent`, { delivered: false, stderr: this.tail.toString() }),
+      );
     }
-    if (stdin.writableLength + this.outgoing.length > this.maxPendingWriteBytes) return Promise.reject(notReading(`MCP server "${this.displayName}" (its stdin)`, stdin.writableLength + this.outgoing.length, this.maxPendingWriteBytes));
+    if (stdin.writableLength + this.outgoing.length > this.maxPendingWriteBytes)
+      return Promise.reject(notReading(`MCP server "${this.displayName}" (its stdin)`, stdin.writableLength + this.outgoing.length, this.maxPendingWriteBytes));
     this.outgoing += encodeNdjson(message);
     // Flush early in ~2 KiB batches: one burst per tick would make client and server take turns
     // instead of working in parallel (measured: 2 KiB beat both per-message writes and per-tick batches).

@@ -219,17 +219,26 @@ export class StreamableHttpTransport implements Transport {
         const body = await readBody(response, this.maxMessageBytes, "POST", url);
         // The body is the answer: one without it fails the request now, not at its deadline.
         const problem = this.deliverJson(body, requestId);
-        if (problem !== undefined) throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
+        if (problem !== undefined)
+          throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, {
+            url: url.href,
+            status,
+            body: sampleOf(body),
+            delivered: true,
+          });
         return;
       }
       const body = await readBodySample(response);
       if (requestId !== undefined) {
-        throw new TransportError(`POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`, {
-          url: url.href,
-          status,
-          body,
-          delivered: true,
-        });
+        throw new TransportError(
+          `POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`,
+          {
+            url: url.href,
+            status,
+            body,
+            delivered: true,
+          },
+        );
       }
     } finally {
       if (requestId !== undefined) this.exchanges.finish(requestId);
@@ -268,7 +277,14 @@ export class StreamableHttpTransport implements Transport {
 
   private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<IncomingMessage> {
     const headers = this.session.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
-    const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers, signal, agent: this.agent, onRequest: (http) => this.exchanges.keep(requestId, http) };
+    const request: HttpRequestOptions = {
+      method: "GET",
+      url: this.endpoint,
+      headers,
+      signal,
+      agent: this.agent,
+      onRequest: (http) => this.exchanges.keep(requestId, http),
+    };
     const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
     const status = response.statusCode ?? 0;
     if (status !== 200) throw httpStatusError("GET (resume)", this.endpoint, status, await readBodySample(response), true);
@@ -277,14 +293,17 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** What every event stream of this transport shares. */
-  private streamSettings(signal: AbortSignal): Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge" | "signal"> {
+  private streamSettings(
+    signal: AbortSignal,
+  ): Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge" | "signal"> {
     return {
       maxMessageBytes: this.maxMessageBytes,
       maxAttempts: this.options.maxResumeAttempts ?? 5,
       backoff: this.backoff,
       maxRetryMs: this.options.maxRetryMs ?? DEFAULT_MAX_RETRY_MS,
       warn: (error) => this.sink?.error(error),
-      tooLarge: (error: OversizeFrameError) => messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
+      tooLarge: (error: OversizeFrameError) =>
+        messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
       signal,
     };
   }
@@ -334,7 +353,12 @@ export class StreamableHttpTransport implements Transport {
       deliver: (value) => void this.deliver(value),
     }).then((end) => {
       if (end.kind !== "lost" || this.closed) return;
-      this.sink?.error(new TransportError(`The server-to-client event stream at ${this.endpoint.href} could not be re-opened: ${end.why}`, { url: this.endpoint.href, cause: end.cause }));
+      this.sink?.error(
+        new TransportError(`The server-to-client event stream at ${this.endpoint.href} could not be re-opened: ${end.why}`, {
+          url: this.endpoint.href,
+          cause: end.cause,
+        }),
+      );
     });
     return true;
   }
@@ -345,7 +369,13 @@ export class StreamableHttpTransport implements Transport {
     const extra: Record<string, string> = { accept: "text/event-stream" };
     if (cursor.lastEventId !== undefined) extra["last-event-id"] = cursor.lastEventId;
     try {
-      const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers: this.session.headers(extra), signal: exchange.signal, agent: this.agent };
+      const request: HttpRequestOptions = {
+        method: "GET",
+        url: this.endpoint,
+        headers: this.session.headers(extra),
+        signal: exchange.signal,
+        agent: this.agent,
+      };
       const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
       const status = response.statusCode ?? 0;
       if (status === 405) {
@@ -380,7 +410,13 @@ export class StreamableHttpTransport implements Transport {
     this.exchanges.abandonAll();
     if (this.session.id !== undefined) {
       // Tell the server it may forget the session. Bounded, and its failure changes nothing.
-      await authorizedRequest(this.options.auth, this.url, { method: "DELETE", url: this.endpoint, headers: this.session.headers({}), agent: this.sideAgent, timeoutMs: this.options.deleteTimeoutMs ?? 2000 })
+      await authorizedRequest(this.options.auth, this.url, {
+        method: "DELETE",
+        url: this.endpoint,
+        headers: this.session.headers({}),
+        agent: this.sideAgent,
+        timeoutMs: this.options.deleteTimeoutMs ?? 2000,
+      })
         .then(discard)
         .catch(() => {});
       this.session.id = undefined;

@@ -84,7 +84,14 @@ export class WebSocketTransport implements Transport {
         const location = response.headers.location;
         const redirect = location ? ` (a redirect to ${location}; connect to that URL instead: a handshake is not followed across redirects)` : "";
         // The refusal's headers are all an AuthProvider reads (start() decides whether to try again).
-        resolve({ response, error: new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}${redirect}`, { url: this.url.href, status, delivered: false }) });
+        resolve({
+          response,
+          error: new TransportError(`WebSocket handshake with ${this.url.href} failed: HTTP ${status}${redirect}`, {
+            url: this.url.href,
+            status,
+            delivered: false,
+          }),
+        });
         socket.terminate();
       });
       // Before 'open' any error fails the connect (the promise ignores one after it settled).
@@ -93,7 +100,9 @@ export class WebSocketTransport implements Transport {
       });
       socket.once("open", () => {
         if (socket.protocol !== "mcp") {
-          reject(new TransportError(`${this.url.href} did not accept the "mcp" subprotocol (got "${socket.protocol}")`, { url: this.url.href, delivered: false }));
+          reject(
+            new TransportError(`${this.url.href} did not accept the "mcp" subprotocol (got "${socket.protocol}")`, { url: this.url.href, delivered: false }),
+          );
           socket.terminate();
           return;
         }
@@ -134,7 +143,11 @@ export class WebSocketTransport implements Transport {
       if (this.pongTimer !== undefined) return;
       socket.ping();
       this.pongTimer = setTimeout(() => {
-        this.sink?.error(new TransportError(`${this.url.href} did not answer a ping within ${this.options.pongTimeoutMs ?? 10_000} ms; dropping the connection`, { url: this.url.href }));
+        this.sink?.error(
+          new TransportError(`${this.url.href} did not answer a ping within ${this.options.pongTimeoutMs ?? 10_000} ms; dropping the connection`, {
+            url: this.url.href,
+          }),
+        );
         socket.terminate();
       }, this.options.pongTimeoutMs ?? 10_000);
     }, interval);
@@ -156,7 +169,13 @@ export class WebSocketTransport implements Transport {
       return;
     }
     if (this.tooLarge) {
-      sink?.close(new ConnectionClosedError(`${this.tooLarge.message} The connection was closed (a frame cannot be skipped).`, { url: this.url.href, delivered: true, cause: this.tooLarge }));
+      sink?.close(
+        new ConnectionClosedError(`${this.tooLarge.message} The connection was closed (a frame cannot be skipped).`, {
+          url: this.url.href,
+          delivered: true,
+          cause: this.tooLarge,
+        }),
+      );
       return;
     }
     sink?.close(new ConnectionClosedError(`WebSocket ${this.url.href}: ${describeCloseCode(code, reason)}`, { url: this.url.href, delivered: true }));

@@ -108,7 +108,11 @@ describe("the way back", () => {
   it("throws the caller's own cancellation instead of turning it into a tool answer", async () => {
     const board = await startBoard();
     const controller = new AbortController();
-    const pending = runAnthropicToolUse(board, { type: "tool_use", id: "t", name: "math__slow", input: { ms: 5000 } }, { callOptions: { signal: controller.signal } });
+    const pending = runAnthropicToolUse(
+      board,
+      { type: "tool_use", id: "t", name: "math__slow", input: { ms: 5000 } },
+      { callOptions: { signal: controller.signal } },
+    );
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toBeInstanceOf(RequestCancelledError);
   });
@@ -118,7 +122,10 @@ describe("Anthropic", () => {
   it("converts tools and runs tool_use blocks, errors as is_error results", async () => {
     const board = await startBoard();
     const tools = toAnthropicTools(await board.listTools());
-    expect(tools.find((t) => t.name === "math__echo")).toMatchObject({ description: "Returns its text.", input_schema: { type: "object", properties: { text: { type: "string" } } } });
+    expect(tools.find((t) => t.name === "math__echo")).toMatchObject({
+      description: "Returns its text.",
+      input_schema: { type: "object", properties: { text: { type: "string" } } },
+    });
     const [ok, failed] = await runAnthropicToolUses(board, [
       { type: "tool_use", id: "toolu_1", name: "math__echo", input: { text: "héllo" } },
       { type: "tool_use", id: "toolu_2", name: "math__fail", input: {} },

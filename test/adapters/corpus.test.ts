@@ -20,7 +20,15 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { toStrictJsonSchema } from "openai/lib/transform";
 import { describe, expect, it } from "vitest";
-import { compileInputSchema, providerNames, runAnthropicToolUse, runGeminiFunctionCall, runOpenAIToolCall, type SchemaTarget, type Tool } from "../../src/index.js";
+import {
+  compileInputSchema,
+  providerNames,
+  runAnthropicToolUse,
+  runGeminiFunctionCall,
+  runOpenAIToolCall,
+  type SchemaTarget,
+  type Tool,
+} from "../../src/index.js";
 import { encodeArguments } from "../../src/adapters/schema/codec.js";
 import { SchemaDocument, type JsonSchema } from "../../src/adapters/schema/document.js";
 import { arbitraryFor } from "./helpers/arbitrary.js";
@@ -76,7 +84,20 @@ describe("the tool schema corpus", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(40);
     for (const entry of corpus) expect(entry.source.length).toBeGreaterThan(10);
     const text = JSON.stringify(corpus.map((entry) => entry.inputSchema));
-    for (const feature of ['"$defs"', '"definitions"', '"allOf"', '"oneOf"', '"anyOf"', '"prefixItems"', '"#/properties/', '"format"', '"enum"', '"const"', '"null"']) expect(text).toContain(feature);
+    for (const feature of [
+      '"$defs"',
+      '"definitions"',
+      '"allOf"',
+      '"oneOf"',
+      '"anyOf"',
+      '"prefixItems"',
+      '"#/properties/',
+      '"format"',
+      '"enum"',
+      '"const"',
+      '"null"',
+    ])
+      expect(text).toContain(feature);
   });
 
   it.each(corpus.map((entry) => [`${entry.file} ${entry.name}`, entry] as const))("%s", async (_label, entry) => {
@@ -119,7 +140,10 @@ describe("the tool schema corpus", () => {
         return { content: [{ type: "text" as const, text: "ok" }] };
       },
     };
-    const names = { openai: providerNames([entry.name], "openai").toProvider.get(entry.name)!, gemini: providerNames([entry.name], "gemini").toProvider.get(entry.name)! };
+    const names = {
+      openai: providerNames([entry.name], "openai").toProvider.get(entry.name)!,
+      gemini: providerNames([entry.name], "gemini").toProvider.get(entry.name)!,
+    };
     const through = async (target: SchemaTarget, args: unknown): Promise<unknown> => {
       seen.length = 0;
       if (target === "anthropic") await runAnthropicToolUse(host, { type: "tool_use", id: "t", name: names.openai, input: args });
@@ -130,23 +154,26 @@ describe("the tool schema corpus", () => {
     };
 
     await fc.assert(
-      fc.asyncProperty(arbitraryFor(original).filter((value) => valid(value) as boolean), async (value) => {
-        for (const target of TARGETS) {
-          const { schema, losses } = compiled[target];
-          if (schema === undefined) continue;
-          const encoded = encodeArguments(new SchemaDocument(schema), value);
-          const accepted = converted[target]!(encoded);
-          if (losses.length === 0) expect(accepted, `${target}: ${JSON.stringify(encoded)}`).toBe(true);
-          if (!accepted) continue;
-          const back = await through(target, encoded);
-          // What the tool receives is always valid for it; its meaning is the value's, except where
-          // the conversion says an optional, nullable property can no longer be left out.
-          expect(valid(back), `${target}: ${JSON.stringify(back)} is valid for the tool`).toBe(true);
-          if (!losses.some((loss) => loss.includes("can no longer be left out"))) {
-            expect(meaning(back), `${target}: ${JSON.stringify(encoded)}`).toEqual(meaning(value));
+      fc.asyncProperty(
+        arbitraryFor(original).filter((value) => valid(value) as boolean),
+        async (value) => {
+          for (const target of TARGETS) {
+            const { schema, losses } = compiled[target];
+            if (schema === undefined) continue;
+            const encoded = encodeArguments(new SchemaDocument(schema), value);
+            const accepted = converted[target]!(encoded);
+            if (losses.length === 0) expect(accepted, `${target}: ${JSON.stringify(encoded)}`).toBe(true);
+            if (!accepted) continue;
+            const back = await through(target, encoded);
+            // What the tool receives is always valid for it; its meaning is the value's, except where
+            // the conversion says an optional, nullable property can no longer be left out.
+            expect(valid(back), `${target}: ${JSON.stringify(back)} is valid for the tool`).toBe(true);
+            if (!losses.some((loss) => loss.includes("can no longer be left out"))) {
+              expect(meaning(back), `${target}: ${JSON.stringify(encoded)}`).toEqual(meaning(value));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 12 },
     );
   });

@@ -69,9 +69,14 @@ describe("server-everything's image through the adapters", () => {
     toOpenAITools(tools) satisfies OpenAI.Chat.Completions.ChatCompletionTool[];
     toOpenAITools(tools, { api: "responses", strict: "auto" }) satisfies OpenAI.Responses.FunctionTool[];
     toAnthropicTools(tools, { cacheControl: { type: "ephemeral", ttl: "1h" } }) satisfies Anthropic.Messages.Tool[];
-    const messages = await runOpenAIToolCalls(client, [{ id: "call_1", type: "function", function: { name: "get-tiny-image", arguments: "{}" } }], { chatMedia: "user-message" });
+    const messages = await runOpenAIToolCalls(client, [{ id: "call_1", type: "function", function: { name: "get-tiny-image", arguments: "{}" } }], {
+      chatMedia: "user-message",
+    });
     messages satisfies OpenAI.Chat.Completions.ChatCompletionMessageParam[];
     expect(messages.map((m) => m.role)).toEqual(["tool", "user"]);
-    expect(toGeminiTools(tools).find((t) => t.name === "get-sum")?.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } } });
+    expect(toGeminiTools(tools).find((t) => t.name === "get-sum")?.parameters).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+    });
   });
 });

@@ -20,11 +20,17 @@ async function startBoard(hooks: SwitchboardHooks): Promise<{ board: Switchboard
   const transport = () => {
     const [clientSide, serverSide] = memoryPair();
     const server = new McpServer({ name: "files", version: "1.0.0" });
-    server.registerTool("read", { description: "Reads a file.", inputSchema: { path: z.string() }, annotations: { readOnlyHint: true } }, async ({ path }) => ({ content: [{ type: "text", text: `contents of ${path}` }] }));
-    server.registerTool("delete", { description: "Deletes a file.", inputSchema: { path: z.string() }, annotations: { destructiveHint: true } }, async ({ path }) => {
-      deleted.push(path);
-      return { content: [{ type: "text", text: `deleted ${path}` }] };
-    });
+    server.registerTool("read", { description: "Reads a file.", inputSchema: { path: z.string() }, annotations: { readOnlyHint: true } }, async ({ path }) => ({
+      content: [{ type: "text", text: `contents of ${path}` }],
+    }));
+    server.registerTool(
+      "delete",
+      { description: "Deletes a file.", inputSchema: { path: z.string() }, annotations: { destructiveHint: true } },
+      async ({ path }) => {
+        deleted.push(path);
+        return { content: [{ type: "text", text: `deleted ${path}` }] };
+      },
+    );
     void server.connect(toSdkTransport(serverSide));
     return clientSide;
   };
@@ -39,7 +45,10 @@ describe("hooks that act", () => {
   it("before may rewrite the arguments, after may replace the result", async () => {
     const { board } = await startBoard({
       before: (context) => (context.name === "files__read" ? { args: { path: `/sandbox${(context.args as { path: string }).path}` } } : undefined),
-      after: async (context, result) => (context.name === "files__read" ? { result: { content: [{ type: "text", text: `[${context.server}] ${(result as { content: Array<{ text: string }> }).content[0].text}` }] } } : undefined),
+      after: async (context, result) =>
+        context.name === "files__read"
+          ? { result: { content: [{ type: "text", text: `[${context.server}] ${(result as { content: Array<{ text: string }> }).content[0].text}` }] } }
+          : undefined,
     });
     expect(await board.callTool("files__read", { path: "/a.txt" })).toEqual({ content: [{ type: "text", text: "[files] contents of /sandbox/a.txt" }] });
   });
@@ -52,11 +61,19 @@ describe("hooks that act", () => {
         return request.annotations?.destructiveHint ? { allow: false, reason: `${request.tool} is destructive` } : true;
       },
     });
-    expect(await board.callTool("files__delete", { path: "/etc" })).toEqual({ isError: true, content: [{ type: "text", text: "Call refused: delete is destructive" }] });
+    expect(await board.callTool("files__delete", { path: "/etc" })).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Call refused: delete is destructive" }],
+    });
     expect(deleted).toEqual([]);
     expect(asked[0]).toEqual({ server: "files", tool: "delete", name: "files__delete", args: { path: "/etc" }, annotations: { destructiveHint: true } });
     const forModel = await runAnthropicToolUse(board, { type: "tool_use", id: "t1", name: "files__delete", input: { path: "/etc" } });
-    expect(forModel).toEqual({ type: "tool_result", tool_use_id: "t1", is_error: true, content: [{ type: "text", text: "Call refused: delete is destructive" }] });
+    expect(forModel).toEqual({
+      type: "tool_result",
+      tool_use_id: "t1",
+      is_error: true,
+      content: [{ type: "text", text: "Call refused: delete is destructive" }],
+    });
     expect((await board.callTool("files__read", { path: "/a" })).content).toEqual([{ type: "text", text: "contents of /a" }]);
   });
 

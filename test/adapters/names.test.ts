@@ -17,7 +17,10 @@ const part = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9_.\/ -]{0,80}$/),
   fc.constantFrom("a.b", "a/b", "a_b", "ü", "工具", "9lives", "-", "_", "a".repeat(64), "a".repeat(65)),
 );
-const qualifiedNames = fc.uniqueArray(fc.tuple(part, part).map(([server, tool]) => `${server}__${tool}`), { minLength: 1, maxLength: 12 });
+const qualifiedNames = fc.uniqueArray(
+  fc.tuple(part, part).map(([server, tool]) => `${server}__${tool}`),
+  { minLength: 1, maxLength: 12 },
+);
 
 describe("provider names", () => {
   it("fit each provider's rule, never collide, map back, and do not depend on list order", () => {

@@ -54,7 +54,10 @@ describe("tool results with their content", () => {
 
   it("Gemini: functionResponse with the text as output and images and PDFs as inline data parts", async () => {
     const out = await runGeminiFunctionCall(hostReturning(mixed), { id: "g1", name: "snap", args: {} });
-    expect(out.functionResponse.parts).toEqual([{ inlineData: { mimeType: "image/png", data: PNG } }, { inlineData: { mimeType: "application/pdf", data: PDF } }]);
+    expect(out.functionResponse.parts).toEqual([
+      { inlineData: { mimeType: "image/png", data: PNG } },
+      { inlineData: { mimeType: "application/pdf", data: PDF } },
+    ]);
     expect(out.functionResponse).toMatchObject({ id: "g1", name: "snap", response: { output: expect.stringContaining("[image 1: image/png, attached]") } });
     const failed = await runGeminiFunctionCall(hostReturning([{ type: "text", text: "boom" }], { isError: true }), { name: "snap" });
     expect(failed.functionResponse.response).toEqual({ error: "boom" });
@@ -64,7 +67,9 @@ describe("tool results with their content", () => {
     const host = hostReturning(mixed.slice(0, 3));
     const call = { id: "call_1", type: "function" as const, function: { name: "snap", arguments: "{}" } };
     const [described] = await runOpenAIToolCalls(host, [call]);
-    expect(described.content).toBe("Here it is\n[image 1: image/png; not sent: Chat Completions tool messages take text only]\n[document 2: application/pdf; not sent: Chat Completions tool messages take text only]");
+    expect(described.content).toBe(
+      "Here it is\n[image 1: image/png; not sent: Chat Completions tool messages take text only]\n[document 2: application/pdf; not sent: Chat Completions tool messages take text only]",
+    );
     const messages = await runOpenAIToolCalls(host, [call], { chatMedia: "user-message" });
     expect(messages).toHaveLength(2);
     expect(messages[0]).toMatchObject({ role: "tool", content: expect.stringContaining("sent in the user message after the tool results") });
@@ -81,7 +86,9 @@ describe("tool results with their content", () => {
   it("an image too large for a provider is described, not sent; other providers still get it", async () => {
     const host = hostReturning([{ type: "image", mimeType: "image/png", data: bigImage }]);
     const anthropic = await runAnthropicToolUse(host, { type: "tool_use", id: "t", name: "snap", input: {} });
-    expect(anthropic.content).toEqual([{ type: "text", text: expect.stringMatching(/^\[image: image\/png, \d+ bytes; not sent: larger than Anthropic's 5 MB limit\]$/) }]);
+    expect(anthropic.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^\[image: image\/png, \d+ bytes; not sent: larger than Anthropic's 5 MB limit\]$/) },
+    ]);
     const responses = await runOpenAIToolCall(host, { type: "function_call", call_id: "c", name: "snap", arguments: "{}" });
     expect(responses.output).toEqual([{ type: "input_image", image_url: `data:image/png;base64,${bigImage}` }]);
     const many = hostReturning(Array.from({ length: 4 }, () => ({ type: "image", mimeType: "image/png", data: "A".repeat(6 * 1024 * 1024) })));
@@ -91,13 +98,21 @@ describe("tool results with their content", () => {
   });
 
   it("answers with structuredContent when asked, keeping images", async () => {
-    const host = hostReturning([{ type: "text", text: "72°F and sunny" }, { type: "image", mimeType: "image/png", data: PNG }], { structuredContent: { temperature: 72 } });
+    const host = hostReturning(
+      [
+        { type: "text", text: "72°F and sunny" },
+        { type: "image", mimeType: "image/png", data: PNG },
+      ],
+      { structuredContent: { temperature: 72 } },
+    );
     const use = { type: "tool_use" as const, id: "t", name: "snap", input: {} };
     expect((await runAnthropicToolUse(host, use)).content[0]).toEqual({ type: "text", text: "72°F and sunny" });
     expect((await runAnthropicToolUse(host, use, { useStructuredContent: true })).content).toEqual([
       { type: "text", text: '{"temperature":72}' },
       { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
     ]);
-    expect((await runGeminiFunctionCall(host, { name: "snap" }, { useStructuredContent: true })).functionResponse.response).toEqual({ output: { temperature: 72 } });
+    expect((await runGeminiFunctionCall(host, { name: "snap" }, { useStructuredContent: true })).functionResponse.response).toEqual({
+      output: { temperature: 72 },
+    });
   });
 });

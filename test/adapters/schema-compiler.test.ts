@@ -18,7 +18,10 @@ import {
 const pydanticEvent = {
   $defs: {
     Attendee: {
-      properties: { email: { format: "email", title: "Email", type: "string" }, name: { anyOf: [{ type: "string" }, { type: "null" }], default: null, title: "Name" } },
+      properties: {
+        email: { format: "email", title: "Email", type: "string" },
+        name: { anyOf: [{ type: "string" }, { type: "null" }], default: null, title: "Name" },
+      },
       required: ["email"],
       title: "Attendee",
       type: "object",
@@ -34,7 +37,14 @@ const pydanticEvent = {
 };
 
 const tree = {
-  $defs: { Node: { type: "object", properties: { title: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } }, required: ["title"], additionalProperties: false } },
+  $defs: {
+    Node: {
+      type: "object",
+      properties: { title: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+      required: ["title"],
+      additionalProperties: false,
+    },
+  },
   type: "object",
   properties: { root: { $ref: "#/$defs/Node" } },
   required: ["root"],
@@ -50,7 +60,11 @@ describe("references", () => {
           title: { type: "string", maxLength: 200 },
           attendees: {
             type: "array",
-            items: { type: "object", properties: { email: { type: "string", format: "email" }, name: { type: ["string", "null"], default: null } }, required: ["email"] },
+            items: {
+              type: "object",
+              properties: { email: { type: "string", format: "email" }, name: { type: ["string", "null"], default: null } },
+              required: ["email"],
+            },
             default: [],
           },
         },
@@ -66,7 +80,12 @@ describe("references", () => {
         attendees: {
           type: "array",
           description: "Default: []",
-          items: { type: "object", properties: { email: { type: "string", description: "Format: email" }, name: { type: "string", nullable: true } }, required: ["email"], propertyOrdering: ["email", "name"] },
+          items: {
+            type: "object",
+            properties: { email: { type: "string", description: "Format: email" }, name: { type: "string", nullable: true } },
+            required: ["email"],
+            propertyOrdering: ["email", "name"],
+          },
         },
       },
       required: ["title"],
@@ -92,7 +111,14 @@ describe("references", () => {
   });
 
   it("resolves draft-07 definitions and zod's #/properties/... pointers; an unresolvable one lets any value through, said so", () => {
-    const schema = { type: "object", properties: { subtotal: { type: "object", properties: { amount: { type: "number" } } }, total: { $ref: "#/properties/subtotal" }, other: { $ref: "https://example.com/x.json" } } };
+    const schema = {
+      type: "object",
+      properties: {
+        subtotal: { type: "object", properties: { amount: { type: "number" } } },
+        total: { $ref: "#/properties/subtotal" },
+        other: { $ref: "https://example.com/x.json" },
+      },
+    };
     const out = compileInputSchema(schema, "anthropic");
     expect((out.schema!.properties as Record<string, unknown>).total).toEqual({ type: "object", properties: { amount: { type: "number" } } });
     expect((out.schema!.properties as Record<string, unknown>).other).toEqual({ description: "Schema https://example.com/x.json not available" });
@@ -102,34 +128,84 @@ describe("references", () => {
 
 describe("composition", () => {
   it("merges allOf into one object", () => {
-    const schema = { type: "object", allOf: [{ $ref: "#/$defs/Base" }, { type: "object", properties: { title: { type: "string" } } }], $defs: { Base: { type: "object", properties: { identifier: { type: "string" } }, required: ["identifier"] } } };
-    expect(normaliseInputSchema(schema)).toEqual({ type: "object", properties: { identifier: { type: "string" }, title: { type: "string" } }, required: ["identifier"] });
+    const schema = {
+      type: "object",
+      allOf: [{ $ref: "#/$defs/Base" }, { type: "object", properties: { title: { type: "string" } } }],
+      $defs: { Base: { type: "object", properties: { identifier: { type: "string" } }, required: ["identifier"] } },
+    };
+    expect(normaliseInputSchema(schema)).toEqual({
+      type: "object",
+      properties: { identifier: { type: "string" }, title: { type: "string" } },
+      required: ["identifier"],
+    });
   });
 
   it("turns oneOf into anyOf where the target lacks it, and counts it a loss only when alternatives overlap", () => {
-    const tagged = { type: "object", properties: { to: { oneOf: [{ type: "object", properties: { type: { const: "user" }, id: { type: "string" } }, required: ["type", "id"], additionalProperties: false }, { type: "object", properties: { type: { const: "channel" } }, required: ["type"], additionalProperties: false }] } }, required: ["to"], additionalProperties: false };
+    const tagged = {
+      type: "object",
+      properties: {
+        to: {
+          oneOf: [
+            { type: "object", properties: { type: { const: "user" }, id: { type: "string" } }, required: ["type", "id"], additionalProperties: false },
+            { type: "object", properties: { type: { const: "channel" } }, required: ["type"], additionalProperties: false },
+          ],
+        },
+      },
+      required: ["to"],
+      additionalProperties: false,
+    };
     expect((compileInputSchema(tagged, "anthropic").schema!.properties as Record<string, { oneOf?: unknown }>).to.oneOf).toHaveLength(2);
     const strict = compileInputSchema(tagged, "openai-strict");
     expect(strict.losses).toEqual([]);
-    expect((strict.schema!.properties as Record<string, { anyOf?: Array<Record<string, unknown>> }>).to.anyOf![0].properties).toEqual({ type: { type: "string", enum: ["user"] }, id: { type: "string" } });
-    const overlapping = { type: "object", properties: { v: { oneOf: [{ type: "number" }, { type: "integer" }] } }, additionalProperties: false, required: ["v"] };
-    expect(compileInputSchema(overlapping, "gemini").losses).toEqual([".v: oneOf is offered as anyOf (its alternatives overlap, so a value may now match more than one)"]);
+    expect((strict.schema!.properties as Record<string, { anyOf?: Array<Record<string, unknown>> }>).to.anyOf![0].properties).toEqual({
+      type: { type: "string", enum: ["user"] },
+      id: { type: "string" },
+    });
+    const overlapping = {
+      type: "object",
+      properties: { v: { oneOf: [{ type: "number" }, { type: "integer" }] } },
+      additionalProperties: false,
+      required: ["v"],
+    };
+    expect(compileInputSchema(overlapping, "gemini").losses).toEqual([
+      ".v: oneOf is offered as anyOf (its alternatives overlap, so a value may now match more than one)",
+    ]);
   });
 
   it("offers top-level alternatives as one object with every property, and says so", () => {
-    const out = compileInputSchema({ anyOf: [{ type: "object", properties: { id: { type: "string" } }, required: ["id"] }, { type: "object", properties: { name: { type: "string" } }, required: ["name"] }] }, "anthropic");
-    expect(out.schema).toEqual({ type: "object", description: "Give the properties of one of: {id} or {name}.", properties: { id: { type: "string" }, name: { type: "string" } } });
+    const out = compileInputSchema(
+      {
+        anyOf: [
+          { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+          { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        ],
+      },
+      "anthropic",
+    );
+    expect(out.schema).toEqual({
+      type: "object",
+      description: "Give the properties of one of: {id} or {name}.",
+      properties: { id: { type: "string" }, name: { type: "string" } },
+    });
     expect(out.losses[0]).toMatch(/anyOf of 2 alternatives is offered as one object/);
   });
 });
 
 describe("OpenAI strict mode", () => {
   it("requires every property, makes optional ones nullable, moves defaults and refused keywords into descriptions", () => {
-    const schema = { type: "object", properties: { url: { type: "string", format: "uri", minLength: 1 }, max_length: { type: "integer", default: 5000, exclusiveMinimum: 0 } }, required: ["url"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { url: { type: "string", format: "uri", minLength: 1 }, max_length: { type: "integer", default: 5000, exclusiveMinimum: 0 } },
+      required: ["url"],
+      additionalProperties: false,
+    };
     const out = compileInputSchema(schema, "openai-strict");
     expect(out.schema).toEqual({
       type: "object",
-      properties: { url: { type: "string", description: "Format: uri; at least 1 character" }, max_length: { type: ["integer", "null"], description: "Default: 5000", exclusiveMinimum: 0 } },
+      properties: {
+        url: { type: "string", description: "Format: uri; at least 1 character" },
+        max_length: { type: ["integer", "null"], description: "Default: 5000", exclusiveMinimum: 0 },
+      },
       required: ["url", "max_length"],
       additionalProperties: false,
     });
@@ -145,9 +221,20 @@ describe("OpenAI strict mode", () => {
   });
 
   it("takes a map as JSON text, and the runner parses it back", async () => {
-    const tool = { name: "set_labels", inputSchema: { type: "object", properties: { labels: { type: "object", additionalProperties: { type: "string" } } }, required: ["labels"], additionalProperties: false } } as Tool;
+    const tool = {
+      name: "set_labels",
+      inputSchema: {
+        type: "object",
+        properties: { labels: { type: "object", additionalProperties: { type: "string" } } },
+        required: ["labels"],
+        additionalProperties: false,
+      },
+    } as Tool;
     const [converted] = toOpenAITools([tool], { api: "responses", strict: true });
-    expect(converted).toMatchObject({ strict: true, parameters: { properties: { labels: { type: "string", description: "An object whose values are string, written as JSON text" } } } });
+    expect(converted).toMatchObject({
+      strict: true,
+      parameters: { properties: { labels: { type: "string", description: "An object whose values are string, written as JSON text" } } },
+    });
     const calls: unknown[] = [];
     const host = { listTools: async () => [tool], callTool: async (_: string, args?: Record<string, unknown>) => (calls.push(args), { content: [] }) };
     await runOpenAIToolCall(host, { type: "function_call", call_id: "c", name: "set_labels", arguments: JSON.stringify({ labels: '{"team":"core"}' }) });
@@ -157,33 +244,57 @@ describe("OpenAI strict mode", () => {
   it('strict: "auto" is strict only where the conversion is exact; true is strict within the limits', () => {
     const closed = { name: "closed", inputSchema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } } as Tool;
     const open: Tool = { name: "open", inputSchema: { type: "object", properties: { a: { type: "string" } } } };
-    const huge = { name: "huge", inputSchema: { type: "object", properties: { a: { type: "string", enum: Array.from({ length: 1001 }, (_, i) => `v${i}`) } }, additionalProperties: false } } as Tool;
+    const huge = {
+      name: "huge",
+      inputSchema: {
+        type: "object",
+        properties: { a: { type: "string", enum: Array.from({ length: 1001 }, (_, i) => `v${i}`) } },
+        additionalProperties: false,
+      },
+    } as Tool;
     const tools = [open, huge, closed];
     const strictness = (list: Array<{ name: string; strict: boolean }>) => Object.fromEntries(list.map((t) => [t.name, t.strict]));
     expect(strictness(toOpenAITools(tools, { api: "responses", strict: "auto" }))).toEqual({ closed: true, open: false, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses", strict: true }))).toEqual({ closed: true, open: true, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses" }))).toEqual({ closed: false, open: false, huge: false });
-    expect(toOpenAITools(tools, { strict: "auto" }).map((t) => [t.function.name, t.function.strict])).toEqual([["closed", true], ["huge", undefined], ["open", undefined]]);
+    expect(toOpenAITools(tools, { strict: "auto" }).map((t) => [t.function.name, t.function.strict])).toEqual([
+      ["closed", true],
+      ["huge", undefined],
+      ["open", undefined],
+    ]);
   });
 });
 
 describe("Gemini", () => {
   it("uses its subset: nullable, string enums, its formats, no additionalProperties, no parameters for a tool without any", () => {
-    const schema = { type: "object", properties: { level: { type: "integer", enum: [1, 2, 3] }, when: { type: ["string", "null"], format: "date-time" }, kind: { const: "x" } }, additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { level: { type: "integer", enum: [1, 2, 3] }, when: { type: ["string", "null"], format: "date-time" }, kind: { const: "x" } },
+      additionalProperties: false,
+    };
     const out = compileInputSchema(schema, "gemini");
     expect(out.schema).toEqual({
       type: "object",
-      properties: { level: { type: "integer", description: "One of 1, 2, 3" }, when: { type: "string", format: "date-time", nullable: true }, kind: { type: "string", enum: ["x"] } },
+      properties: {
+        level: { type: "integer", description: "One of 1, 2, 3" },
+        when: { type: "string", format: "date-time", nullable: true },
+        kind: { type: "string", enum: ["x"] },
+      },
       propertyOrdering: ["level", "when", "kind"],
     });
     expect(out.losses).toEqual([".level: enum [1,2,3] is only described"]);
-    expect(toGeminiTools([{ name: "ping", description: "Pings.", inputSchema: { type: "object", properties: {} } }])).toEqual([{ name: "ping", description: "Pings." }]);
+    expect(toGeminiTools([{ name: "ping", description: "Pings.", inputSchema: { type: "object", properties: {} } }])).toEqual([
+      { name: "ping", description: "Pings." },
+    ]);
   });
 });
 
 describe("per tool list", () => {
   it("converts once per list and target, in name order, with cache_control on the last tool when asked", () => {
-    const tools: Tool[] = [{ name: "zeta", inputSchema: { type: "object" } }, { name: "alpha", inputSchema: { type: "object" } }];
+    const tools: Tool[] = [
+      { name: "zeta", inputSchema: { type: "object" } },
+      { name: "alpha", inputSchema: { type: "object" } },
+    ];
     const first = toAnthropicTools(tools, { cacheControl: true });
     const second = toAnthropicTools(tools, { cacheControl: true });
     expect(first).not.toBe(second);

@@ -35,12 +35,29 @@ function traceArb(content: Content, thinking: "signed" | "item" | "none"): fc.Ar
     content === "text"
       ? text.map((t) => [{ type: "text" as const, text: t }])
       : content === "texts"
-        ? fc.array(text.map((t) => ({ type: "text" as const, text: t })), { minLength: 1, maxLength: 3 })
-        : fc.array(fc.oneof(text.map((t) => ({ type: "text" as const, text: t })), fc.constant({ type: "image" as const, data: png, mimeType: "image/png" })), { minLength: 1, maxLength: 3 });
+        ? fc.array(
+            text.map((t) => ({ type: "text" as const, text: t })),
+            { minLength: 1, maxLength: 3 },
+          )
+        : fc.array(
+            fc.oneof(
+              text.map((t) => ({ type: "text" as const, text: t })),
+              fc.constant({ type: "image" as const, data: png, mimeType: "image/png" }),
+            ),
+            { minLength: 1, maxLength: 3 },
+          );
   const round = fc.record({
     thinking: thinking === "none" ? fc.constant(undefined) : fc.option(text, { nil: undefined }),
     texts: fc.array(text, { maxLength: content === "text" ? 1 : 2 }),
-    calls: fc.array(fc.record({ name: fc.constantFrom(...tools.map((t) => t.name)), input: json, result: resultContent, isError: content === "text" ? fc.constant(false) : fc.boolean() }), { maxLength: 3 }),
+    calls: fc.array(
+      fc.record({
+        name: fc.constantFrom(...tools.map((t) => t.name)),
+        input: json,
+        result: resultContent,
+        isError: content === "text" ? fc.constant(false) : fc.boolean(),
+      }),
+      { maxLength: 3 },
+    ),
     user: fc.option(text, { nil: undefined }),
   });
   return fc.tuple(text, text, fc.array(round, { minLength: 1, maxLength: 4 })).map(([system, question, rounds]) => {
@@ -50,12 +67,21 @@ function traceArb(content: Content, thinking: "signed" | "item" | "none"): fc.Ar
     ];
     rounds.forEach((r, i) => {
       const blocks: Block[] = [];
-      if (r.thinking !== undefined) blocks.push(thinking === "signed" ? { type: "thinking", text: r.thinking, signature: `sig${i}` } : { type: "thinking", text: r.thinking, id: `rs_${i}`, signature: `enc${i}` });
+      if (r.thinking !== undefined)
+        blocks.push(
+          thinking === "signed"
+            ? { type: "thinking", text: r.thinking, signature: `sig${i}` }
+            : { type: "thinking", text: r.thinking, id: `rs_${i}`, signature: `enc${i}` },
+        );
       blocks.push(...r.texts.map((t) => ({ type: "text" as const, text: t })));
       blocks.push(...r.calls.map((c, j) => ({ type: "tool_use" as const, id: `call_${i}_${j}`, name: c.name, input: c.input })));
       if (blocks.length === 0) blocks.push({ type: "text", text: "ok" });
       trace.push({ role: "assistant", content: blocks });
-      if (r.calls.length > 0) trace.push({ role: "tool", content: r.calls.map((c, j) => ({ type: "tool_result" as const, toolUseId: `call_${i}_${j}`, content: c.result, isError: c.isError })) });
+      if (r.calls.length > 0)
+        trace.push({
+          role: "tool",
+          content: r.calls.map((c, j) => ({ type: "tool_result" as const, toolUseId: `call_${i}_${j}`, content: c.result, isError: c.isError })),
+        });
       // Without calls the model's turn ends: a user speaks next.
       if (r.user !== undefined || r.calls.length === 0) trace.push({ role: "user", content: [{ type: "text", text: r.user ?? "go on" }] });
     });
@@ -81,7 +107,10 @@ describe("trace <-> provider formats", () => {
         const input = toOpenAIResponsesInput(trace, tools);
         input satisfies OpenAI.Responses.ResponseInputItem[];
         const back = fromOpenAIResponsesItems(input, tools);
-        const expected = trace.map((m) => ({ ...m, content: m.content.map((b) => (b.type === "tool_result" ? { ...b, isError: false, content: mergeTexts(b.content) } : b)) }));
+        const expected = trace.map((m) => ({
+          ...m,
+          content: m.content.map((b) => (b.type === "tool_result" ? { ...b, isError: false, content: mergeTexts(b.content) } : b)),
+        }));
         expect(back).toEqual(expected);
       }),
     );
@@ -92,7 +121,9 @@ describe("trace <-> provider formats", () => {
       fc.property(traceArb("text", "none"), (trace) => {
         const messages = toOpenAIChatMessages(trace, tools);
         messages satisfies OpenAI.Chat.ChatCompletionMessageParam[];
-        expect(fromOpenAIChatMessages(messages, tools)).toEqual(trace.map((m) => (m.role === "assistant" ? { ...m, content: joinAssistantText(m.content) } : m)));
+        expect(fromOpenAIChatMessages(messages, tools)).toEqual(
+          trace.map((m) => (m.role === "assistant" ? { ...m, content: joinAssistantText(m.content) } : m)),
+        );
       }),
     );
   });
@@ -109,9 +140,26 @@ describe("trace <-> provider formats", () => {
   it("Chat media in tool results: described in the tool message, or sent in one user message after them", () => {
     const trace: TraceMessage[] = [
       { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "math__add", input: {} }] },
-      { role: "tool", content: [{ type: "tool_result", toolUseId: "c1", isError: false, content: [{ type: "text", text: "look" }, { type: "image", data: png, mimeType: "image/png" }] }] },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool_result",
+            toolUseId: "c1",
+            isError: false,
+            content: [
+              { type: "text", text: "look" },
+              { type: "image", data: png, mimeType: "image/png" },
+            ],
+          },
+        ],
+      },
     ];
-    expect(toOpenAIChatMessages(trace, tools)[1]).toEqual({ role: "tool", tool_call_id: "c1", content: "look\n[image 1: image/png; not sent: Chat Completions tool messages take text only]" });
+    expect(toOpenAIChatMessages(trace, tools)[1]).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: "look\n[image 1: image/png; not sent: Chat Completions tool messages take text only]",
+    });
     const withMedia = toOpenAIChatMessages(trace, tools, { chatMedia: "user-message" });
     expect(withMedia[2]).toEqual({
       role: "user",
@@ -124,8 +172,12 @@ describe("trace <-> provider formats", () => {
 
   it("a malformed trace is a TraceConversionError naming the message and block", () => {
     expect(() => toAnthropicMessages([{ role: "assistant", content: [{ type: "tool_use", id: 3 }] }] as never)).toThrow(TraceConversionError);
-    expect(() => toOpenAIChatMessages([{ role: "user", content: "hi" }] as never)).toThrow("toOpenAIChatMessages: message 0 (user) needs content as an array of blocks, found \"hi\"");
-    expect(() => fromAnthropicMessages([{ role: "system", content: "x" }] as never)).toThrow('fromAnthropicMessages: message 0 needs role user or assistant, found "system"');
+    expect(() => toOpenAIChatMessages([{ role: "user", content: "hi" }] as never)).toThrow(
+      'toOpenAIChatMessages: message 0 (user) needs content as an array of blocks, found "hi"',
+    );
+    expect(() => fromAnthropicMessages([{ role: "system", content: "x" }] as never)).toThrow(
+      'fromAnthropicMessages: message 0 needs role user or assistant, found "system"',
+    );
   });
 });
 

@@ -20,7 +20,9 @@ function importGraph(entry: string): Map<string, string[]> {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     const source = readFileSync(file, "utf8");
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|(?:^|\n)\s*import\s+"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+    const specifiers = [
+      ...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|(?:^|\n)\s*import\s+"([^"]+)"/g),
+    ].map((m) => m[1] ?? m[2] ?? m[3]);
     seen.set(file, specifiers);
     for (const specifier of specifiers) {
       if (specifier.startsWith(".")) queue.push(join(dirname(file), specifier.replace(/\.js$/, ".ts")));
@@ -30,7 +32,9 @@ function importGraph(entry: string): Map<string, string[]> {
 }
 
 function bareImports(graph: Map<string, string[]>): Array<[string, string]> {
-  return [...graph].flatMap(([file, specifiers]) => specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:")).map((s): [string, string] => [relative(root, file), s]));
+  return [...graph].flatMap(([file, specifiers]) =>
+    specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:")).map((s): [string, string] => [relative(root, file), s]),
+  );
 }
 
 describe("entries", () => {

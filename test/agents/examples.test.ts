@@ -14,13 +14,26 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixtures = agentFixtures();
 
 const script = [
-  { text: "Let me check.", toolCalls: [{ name: "math__add", arguments: { a: 17, b: 25 } }, { name: "math__echo", arguments: { text: "42" } }], usage: { input: 50, output: 10 } },
+  {
+    text: "Let me check.",
+    toolCalls: [
+      { name: "math__add", arguments: { a: 17, b: 25 } },
+      { name: "math__echo", arguments: { text: "42" } },
+    ],
+    usage: { input: 50, output: 10 },
+  },
   { text: "17 + 25 = 42.", usage: { input: 80, output: 6 } },
 ];
 
 async function example(name: string): Promise<string> {
   const server = await fixtures.modelServer(script);
-  const env = { ...process.env, OPENAI_BASE_URL: server.openaiBaseURL, OPENAI_API_KEY: "test", ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: "test" };
+  const env = {
+    ...process.env,
+    OPENAI_BASE_URL: server.openaiBaseURL,
+    OPENAI_API_KEY: "test",
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    ANTHROPIC_API_KEY: "test",
+  };
   const { stdout } = await run(process.execPath, ["--import", "tsx", `examples/agents/${name}.ts`], { cwd: root, env, timeout: 30_000 });
   expect(server.requests).toHaveLength(2);
   return stdout;

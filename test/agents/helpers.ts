@@ -95,7 +95,9 @@ export function resultTexts(content: ReadonlyArray<{ type: string; content?: Rea
 }
 
 /** A board with the cancel server as "slow", and a wait for what it logs ("started a", "cancelled a"). */
-export async function cancelBoard(fixtures: AgentFixtures): Promise<{ board: Switchboard; logged(word: "started" | "cancelled", ...tags: string[]): Promise<void> }> {
+export async function cancelBoard(
+  fixtures: AgentFixtures,
+): Promise<{ board: Switchboard; logged(word: "started" | "cancelled", ...tags: string[]): Promise<void> }> {
   const board = await fixtures.board({ servers: { slow: { command: node, args: [cancelServer] } }, client: { protocol: "legacy" } });
   let stderr = "";
   board.on("stderr", ({ text }) => (stderr += text));
@@ -111,7 +113,10 @@ export function sentToolMessages(body: Record<string, unknown>): Array<{ role: s
  * A framework's run over the cancel server, aborted while the model's two `slow__wait` calls are in
  * flight: the run rejects, the server logs both cancellations, and no call stays in flight.
  */
-export async function abortMidCalls(fixtures: AgentFixtures, start: (board: Switchboard, baseURL: string, signal: AbortSignal) => Promise<unknown>): Promise<void> {
+export async function abortMidCalls(
+  fixtures: AgentFixtures,
+  start: (board: Switchboard, baseURL: string, signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
   const { board, logged } = await cancelBoard(fixtures);
   const server = await fixtures.modelServer([{ toolCalls: ["a", "b"].map((tag) => ({ name: "slow__wait", arguments: { tag } })) }, { text: "never" }]);
   const controller = new AbortController();

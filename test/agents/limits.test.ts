@@ -57,7 +57,12 @@ describe("abort", () => {
     const last = result.messages[result.messages.length - 1];
     expect(last.role).toBe("tool");
     expect(last.content).toEqual(
-      ["call_2_0", "call_2_1", "call_2_2"].map((toolUseId) => ({ type: "tool_result", toolUseId, isError: true, content: [{ type: "text", text: "Cancelled: the run was aborted before slow__wait answered" }] })),
+      ["call_2_0", "call_2_1", "call_2_2"].map((toolUseId) => ({
+        type: "tool_result",
+        toolUseId,
+        isError: true,
+        content: [{ type: "text", text: "Cancelled: the run was aborted before slow__wait answered" }],
+      })),
     );
     expect(result.steps[1].toolCalls.map((call) => call.failure)).toEqual(["aborted", "aborted", "aborted"]);
     expect(server.requests).toHaveLength(2);
@@ -103,8 +108,18 @@ describe("fallbacks", () => {
       client: { protocol: "legacy" },
     });
     const server = await fixtures.modelServer([
-      { toolCalls: [{ name: "primary__add", arguments: { a: 1, b: 2 } }, { name: "primary__add", arguments: { a: 3, b: 4 } }] },
-      { toolCalls: [{ name: "primary__add", arguments: { a: 5, b: 6 } }, { name: "primary__echo", arguments: { text: "still here" } }] },
+      {
+        toolCalls: [
+          { name: "primary__add", arguments: { a: 1, b: 2 } },
+          { name: "primary__add", arguments: { a: 3, b: 4 } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: "primary__add", arguments: { a: 5, b: 6 } },
+          { name: "primary__echo", arguments: { text: "still here" } },
+        ],
+      },
       { text: "done" },
     ]);
     const pid = Number(((await board.callTool("primary__pid")).content[0] as { text: string }).text);
@@ -127,7 +142,10 @@ describe("fallbacks", () => {
     for (const call of result.steps[1].toolCalls) {
       expect(call.server).toBe("backup");
       expect(call.isError).toBe(false);
-      expect(call.attempts).toEqual([{ server: "primary", reason: expect.stringMatching(/^server (restarting|starting)$/), error: expect.any(String) }, { server: "backup" }]);
+      expect(call.attempts).toEqual([
+        { server: "primary", reason: expect.stringMatching(/^server (restarting|starting)$/), error: expect.any(String) },
+        { server: "backup" },
+      ]);
     }
   });
 });
@@ -159,7 +177,13 @@ describe("approve", () => {
         return request.tool === "echo" ? { allow: false, reason: "no echoing secrets" } : true;
       },
     });
-    expect(asked.find((r) => r.tool === "echo")).toEqual({ name: "math__echo", server: "math", tool: "echo", input: { text: "secret" }, annotations: undefined });
+    expect(asked.find((r) => r.tool === "echo")).toEqual({
+      name: "math__echo",
+      server: "math",
+      tool: "echo",
+      input: { text: "secret" },
+      annotations: undefined,
+    });
     expect(asked.find((r) => r.tool === "idempotent_read")?.annotations).toEqual({ readOnlyHint: true });
     const results = result.messages[2].content;
     expect(results.map((b) => b.type === "tool_result" && [b.isError, resultTexts([b as never])[0]])).toEqual([

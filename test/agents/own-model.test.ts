@@ -20,7 +20,8 @@ import { closeAfterEach } from "../helpers/close-after-each.js";
 import { echoServer, node } from "./helpers.js";
 
 const closing = closeAfterEach();
-const echo = (): Promise<McpClient> => connect({ command: node, args: [echoServer], env: { ECHO_SERVER_NAME: "echo-one" } }, { protocol: "legacy" }).then(closing);
+const echo = (): Promise<McpClient> =>
+  connect({ command: node, args: [echoServer], env: { ECHO_SERVER_NAME: "echo-one" } }, { protocol: "legacy" }).then(closing);
 
 /** A model that replays assistant messages and records what it saw: a user's own model in a few lines. */
 function replay(...answers: TraceMessage["content"][]): { model: AgentModel; seen: ModelRequest[] } {
@@ -56,8 +57,18 @@ describe("runAgent with a model of your own over an McpClient", () => {
     expect(results).toEqual([
       { type: "tool_result", toolUseId: "1", isError: false, content: [{ type: "text", text: "4" }] },
       { type: "tool_result", toolUseId: "2", isError: true, content: [{ type: "text", text: "Error: No tool named nope is available" }] },
-      { type: "tool_result", toolUseId: "3", isError: true, content: [{ type: "text", text: expect.stringMatching(/^Error: the arguments for echo are not valid JSON \(/) }] },
-      { type: "tool_result", toolUseId: "4", isError: true, content: [{ type: "text", text: "Error: Arguments for echo must be a JSON object, got an array" }] },
+      {
+        type: "tool_result",
+        toolUseId: "3",
+        isError: true,
+        content: [{ type: "text", text: expect.stringMatching(/^Error: the arguments for echo are not valid JSON \(/) }],
+      },
+      {
+        type: "tool_result",
+        toolUseId: "4",
+        isError: true,
+        content: [{ type: "text", text: "Error: Arguments for echo must be a JSON object, got an array" }],
+      },
       { type: "tool_result", toolUseId: "5", isError: false, content: [{ type: "text", text: "from a JSON string" }] },
       { type: "tool_result", toolUseId: "6", isError: true, content: [{ type: "text", text: "this tool always fails" }] },
     ]);
@@ -89,9 +100,13 @@ describe("runAgent with a model of your own over an McpClient", () => {
   it("a model answer that is not an assistant message is a ModelCallError that says what was wrong", async () => {
     const client = await echo();
     const wrongRole: AgentModel = async () => ({ message: { role: "user", content: [] } });
-    await expect(runAgent({ model: wrongRole, host: client, messages: "Hi" })).rejects.toThrow('The model call of turn 1 failed: the model\'s message has role "user"; expected "assistant"');
+    await expect(runAgent({ model: wrongRole, host: client, messages: "Hi" })).rejects.toThrow(
+      'The model call of turn 1 failed: the model\'s message has role "user"; expected "assistant"',
+    );
     const badBlock: AgentModel = async () => ({ message: { role: "assistant", content: [{ type: "image" } as never] } });
-    await expect(runAgent({ model: badBlock, host: client, messages: "Hi" })).rejects.toThrow(/model answer of turn 1: message 0 \(assistant\), block 0: unknown block type "image"/);
+    await expect(runAgent({ model: badBlock, host: client, messages: "Hi" })).rejects.toThrow(
+      /model answer of turn 1: message 0 \(assistant\), block 0: unknown block type "image"/,
+    );
   });
 
   it("bad options are ConfigErrors naming the field", async () => {
@@ -101,7 +116,9 @@ describe("runAgent with a model of your own over an McpClient", () => {
     await expect(runAgent({ model, host: client, messages: "Hi", maxTurns: 1.5 })).rejects.toThrow(/field "maxTurns": expected a whole number >= 1/);
     await expect(runAgent({ model: "gpt-4o" as never, host: client, messages: "Hi" })).rejects.toThrow(/field "model"/);
     await expect(runAgent({ model, host: {} as never, messages: "Hi" })).rejects.toThrow(/field "host": expected a Switchboard or an McpClient/);
-    await expect(runAgent({ model, host: client, messages: [{ role: "robot", content: [] }] as never })).rejects.toThrow(/runAgent messages: message 0 needs a role of system, user, assistant or tool, found "robot"/);
+    await expect(runAgent({ model, host: client, messages: [{ role: "robot", content: [] }] as never })).rejects.toThrow(
+      /runAgent messages: message 0 needs a role of system, user, assistant or tool, found "robot"/,
+    );
   });
 
   it("the events see each model call and tool execution, start before end, each inside around", async () => {
@@ -125,7 +142,7 @@ describe("runAgent with a model of your own over an McpClient", () => {
         modelCallEnd: (e) => void log.push(`model end ${e.turn} ${e.response?.message.content.length} ${e.durationMs >= 0}`),
         toolCallStart: (e) => void log.push(`tool start ${e.toolUseId} ${e.server}/${e.tool}`),
         toolCallEnd: (e) => void log.push(`tool end ${e.toolUseId} ${e.record.server} ${e.result.isError} ${e.durationMs >= 0}`),
-        around: async <T,>(span: SpanInfo, run: () => Promise<T>) => {
+        around: async <T>(span: SpanInfo, run: () => Promise<T>) => {
           depth++;
           log.push(`around ${span.kind} ${span.kind === "tool" ? span.start.toolUseId : span.start.turn} depth ${depth}`);
           try {

@@ -18,7 +18,8 @@ const fixtures = agentFixtures();
 const models: Record<string, (server: ModelServer) => AgentModel> = {
   "OpenAI Chat Completions": (server) => openAIChatModel(new OpenAI({ apiKey: "test", baseURL: server.openaiBaseURL, maxRetries: 0 }), { model: "gpt-test" }),
   "OpenAI Responses": (server) => openAIResponsesModel(new OpenAI({ apiKey: "test", baseURL: server.openaiBaseURL, maxRetries: 0 }), { model: "gpt-test" }),
-  Anthropic: (server) => anthropicModel(new Anthropic({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 }), { model: "claude-test", max_tokens: 1024 }),
+  Anthropic: (server) =>
+    anthropicModel(new Anthropic({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 }), { model: "claude-test", max_tokens: 1024 }),
 };
 
 const question: TraceMessage[] = [
@@ -67,7 +68,11 @@ describe.each(Object.keys(models))("runAgent with %s", (provider) => {
     const results = result.messages.flatMap((m) => m.content.filter((b) => b.type === "tool_result"));
     expect(results.map((r) => r.type === "tool_result" && r.toolUseId)).toEqual(uses.map((u) => u.type === "tool_use" && u.id));
     expect(resultTexts(result.messages[3].content as never)).toEqual(["3", "7", "Echo: hello"]);
-    expect(resultTexts(result.messages[5].content as never)).toEqual(["The sum of 5 and 6 is 11.", "round two", "Here's the image you requested:[image]The image above is the MCP logo."]);
+    expect(resultTexts(result.messages[5].content as never)).toEqual([
+      "The sum of 5 and 6 is 11.",
+      "round two",
+      "Here's the image you requested:[image]The image above is the MCP logo.",
+    ]);
     expect(resultTexts(result.messages[7].content as never)).toEqual(["30", "round three"]);
     expect(results.every((r) => r.type === "tool_result" && r.isError === false)).toBe(true);
 
@@ -75,7 +80,12 @@ describe.each(Object.keys(models))("runAgent with %s", (provider) => {
     const reported = threeRounds.map((turn) => turn.usage!);
     const sum = (pick: (u: (typeof reported)[number]) => number | undefined) => reported.reduce((total, u) => total + (pick(u) ?? 0), 0);
     if (provider === "Anthropic") {
-      expect(result.usage).toEqual({ inputTokens: sum((u) => u.input), outputTokens: sum((u) => u.output), cacheReadTokens: sum((u) => u.cacheRead), cacheWriteTokens: sum((u) => u.cacheWrite) });
+      expect(result.usage).toEqual({
+        inputTokens: sum((u) => u.input),
+        outputTokens: sum((u) => u.output),
+        cacheReadTokens: sum((u) => u.cacheRead),
+        cacheWriteTokens: sum((u) => u.cacheWrite),
+      });
       expect(result.steps[1].usage).toEqual({ inputTokens: 202, outputTokens: 22, cacheReadTokens: 0, cacheWriteTokens: 13 });
     } else {
       expect(result.usage).toEqual({
@@ -120,18 +130,30 @@ describe.each(Object.keys(models))("runAgent with %s", (provider) => {
         ["call_1_2", "Echo: hello"],
         ["call_2_0", "The sum of 5 and 6 is 11."],
         ["call_2_1", "round two"],
-        ["call_2_2", "Here's the image you requested:\n[image 1: image/png; not sent: Chat Completions tool messages take text only]\nThe image above is the MCP logo."],
+        [
+          "call_2_2",
+          "Here's the image you requested:\n[image 1: image/png; not sent: Chat Completions tool messages take text only]\nThe image above is the MCP logo.",
+        ],
         ["call_3_0", "30"],
         ["call_3_1", "round three"],
       ]);
-      expect(last.messages.find((m: { role: string }) => m.role === "assistant").tool_calls[0]).toEqual({ id: "call_1_0", type: "function", function: { name: "math__add", arguments: '{"a":1,"b":2}' } });
+      expect(last.messages.find((m: { role: string }) => m.role === "assistant").tool_calls[0]).toEqual({
+        id: "call_1_0",
+        type: "function",
+        function: { name: "math__add", arguments: '{"a":1,"b":2}' },
+      });
     } else if (provider === "OpenAI Responses") {
       const outputs = (last.input as Array<{ type?: string; call_id?: string; output?: unknown }>).filter((item) => item.type === "function_call_output");
       expect(outputs.map((item) => item.call_id)).toEqual(["call_1_0", "call_1_1", "call_1_2", "call_2_0", "call_2_1", "call_2_2", "call_3_0", "call_3_1"]);
       expect(outputs[0].output).toBe("3");
       expect(outputs[5].output).toContainEqual({ type: "input_image", image_url: `data:image/png;base64,${image?.type === "image" ? image.data : ""}` });
       // The reasoning item goes back with its id and encrypted content, before the calls it led to.
-      expect(last.input[2]).toEqual({ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "I need two sums and an echo." }], encrypted_content: "enc_1" });
+      expect(last.input[2]).toEqual({
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "I need two sums and an echo." }],
+        encrypted_content: "enc_1",
+      });
       expect(last.input[3]).toEqual({ type: "function_call", call_id: "call_1_0", name: "math__add", arguments: '{"a":1,"b":2}' });
     } else {
       expect(last.system).toBe("Use the tools.");
@@ -141,7 +163,10 @@ describe.each(Object.keys(models))("runAgent with %s", (provider) => {
       expect(last.messages[1].content[0]).toEqual({ type: "thinking", thinking: "I need two sums and an echo.", signature: "sig_1" });
       const round2 = last.messages[4].content as Array<{ type: string; tool_use_id: string; content: unknown[] }>;
       expect(round2.map((b) => b.tool_use_id)).toEqual(["toolu_2_0", "toolu_2_1", "toolu_2_2"]);
-      expect(round2[2].content).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: image?.type === "image" ? image.data : "" } });
+      expect(round2[2].content).toContainEqual({
+        type: "image",
+        source: { type: "base64", media_type: "image/png", data: image?.type === "image" ? image.data : "" },
+      });
     }
   });
 });

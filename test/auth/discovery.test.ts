@@ -30,7 +30,12 @@ async function table(routes: (base: string) => Record<string, Route>) {
   return { base, asked };
 }
 
-const metadata = (issuer: string) => ({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, code_challenge_methods_supported: ["S256"] });
+const metadata = (issuer: string) => ({
+  issuer,
+  authorization_endpoint: `${issuer}/authorize`,
+  token_endpoint: `${issuer}/token`,
+  code_challenge_methods_supported: ["S256"],
+});
 
 describe("authorization server metadata", () => {
   it("an issuer without a path: RFC 8414, then OpenID discovery", async () => {
@@ -42,7 +47,11 @@ describe("authorization server metadata", () => {
   it("an issuer with a path: the three path-aware URLs in order, never the root", async () => {
     const { base, asked } = await table((b) => ({ "/tenant1/.well-known/openid-configuration": { json: metadata(`${b}/tenant1`) } }));
     expect((await discoverAuthorizationServer(`${base}/tenant1`, {}))?.issuer).toBe(`${base}/tenant1`);
-    expect(asked).toEqual(["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1", "/tenant1/.well-known/openid-configuration"]);
+    expect(asked).toEqual([
+      "/.well-known/oauth-authorization-server/tenant1",
+      "/.well-known/openid-configuration/tenant1",
+      "/tenant1/.well-known/openid-configuration",
+    ]);
     expect(metadataUrls("https://as.example.com/a/b/").map((u) => u.pathname)).toEqual([
       "/.well-known/oauth-authorization-server/a/b",
       "/.well-known/openid-configuration/a/b",
@@ -79,7 +88,9 @@ describe("protected resource metadata", () => {
   });
 
   it("refuses metadata for another resource: no authorization server is even asked", async () => {
-    const { base, asked } = await table(() => ({ "/.well-known/oauth-protected-resource/mcp": { json: { resource: "https://evil.example.com/mcp", authorization_servers: ["https://evil.example.com"] } } }));
+    const { base, asked } = await table(() => ({
+      "/.well-known/oauth-protected-resource/mcp": { json: { resource: "https://evil.example.com/mcp", authorization_servers: ["https://evil.example.com"] } },
+    }));
     const error = await discoverServer(new URL(`${base}/mcp`), undefined, {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthorizationError);
     expect((error as Error).message).toContain("is for https://evil.example.com/mcp");

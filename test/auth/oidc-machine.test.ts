@@ -29,7 +29,9 @@ function runChild(...args: string[]): Promise<string> {
 
 /** Starts `count` children, waits until each is ready, then lets them all go at once. */
 async function runTogether(count: number, ...args: string[]): Promise<string[]> {
-  const children = Array.from({ length: count }, () => spawn(process.execPath, ["--import", "tsx", child, ...args], { env: { ...process.env, BARRIER: "1" }, stdio: ["pipe", "pipe", "inherit"] }));
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ["--import", "tsx", child, ...args], { env: { ...process.env, BARRIER: "1" }, stdio: ["pipe", "pipe", "inherit"] }),
+  );
   const outputs = children.map((c) => {
     let text = "";
     c.stdout.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
@@ -45,7 +47,12 @@ async function runTogether(count: number, ...args: string[]): Promise<string[]> 
 describe("machine-to-machine and concurrency", () => {
   it("client_credentials with a client secret, no person involved", async () => {
     const { as, mcp } = await setup();
-    const client = track(await connect({ url: mcp.url, auth: oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "machine", clientSecret: MACHINE.client_secret }) }));
+    const client = track(
+      await connect({
+        url: mcp.url,
+        auth: oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "machine", clientSecret: MACHINE.client_secret }),
+      }),
+    );
     expect((await client.callTool("echo", { text: "m2m" })).content).toEqual([{ type: "text", text: "m2m" }]);
     expect(as.grants).toEqual(["client_credentials"]);
     expect(as.authorizations).toHaveLength(0);

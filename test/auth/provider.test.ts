@@ -20,8 +20,22 @@ async function seeded(auth: Partial<StoredAuth>, options: Parameters<typeof oaut
   return oauth({ store, fetch: noNetwork, ...options });
 }
 
-const tokens = (scope: string) => ({ accessToken: "at-1", tokenType: "bearer", scope, obtainedAt: Date.now(), expiresAt: Date.now() + 3_600_000, refreshToken: "rt-1" });
-const challenge = (status: 401 | 403, wwwAuthenticate: string, authorization = "Bearer at-1") => ({ server, url: server, method: "POST", status, wwwAuthenticate, authorization });
+const tokens = (scope: string) => ({
+  accessToken: "at-1",
+  tokenType: "bearer",
+  scope,
+  obtainedAt: Date.now(),
+  expiresAt: Date.now() + 3_600_000,
+  refreshToken: "rt-1",
+});
+const challenge = (status: 401 | 403, wwwAuthenticate: string, authorization = "Bearer at-1") => ({
+  server,
+  url: server,
+  method: "POST",
+  status,
+  wwwAuthenticate,
+  authorization,
+});
 
 describe("OAuthProvider without a network", () => {
   it("hands out one prepared object while the token is fresh (no await, no allocation)", async () => {
@@ -64,7 +78,11 @@ describe("OAuthProvider without a network", () => {
       return (await jose.jwtVerify(proof, await jose.importJWK(header.jwk!, "ES256"))).payload;
     };
     const claims = await verify(first.dpop);
-    expect(claims).toMatchObject({ htm: "POST", htu: "https://mcp.example.com/mcp", ath: await jose.base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1")))) });
+    expect(claims).toMatchObject({
+      htm: "POST",
+      htu: "https://mcp.example.com/mcp",
+      ath: await jose.base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1")))),
+    });
     expect((await verify(second.dpop)).jti).not.toBe(claims.jti);
     expect(claims.nonce).toBeUndefined();
     expect(await auth.handleChallenge({ ...challenge(401, 'DPoP error="use_dpop_nonce"', "DPoP at-1"), dpopNonce: "n-42" })).toBe("retry");

@@ -24,7 +24,10 @@ function recordingFetch(secrets: Set<string>): typeof fetch {
     }
     const response = await fetch(input, init);
     if ((response.headers.get("content-type") ?? "").includes("json")) {
-      const body = (await response.clone().json().catch(() => ({}))) as Record<string, unknown>;
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as Record<string, unknown>;
       for (const name of ["access_token", "refresh_token", "client_secret", "id_token"]) keep(body[name]);
     }
     const location = response.headers.get("location");
@@ -48,14 +51,18 @@ describe("secrets stay out of errors and events", () => {
     const events: OAuthEvent[] = [];
     const store = memoryTokenStore();
     const options: OAuthOptions = { store, fetch: recordingFetch(secrets), onEvent: (e) => events.push(e) };
-    const first = track(await connect({ url: mcp.url, auth: oauth({ ...options, loopback: true, onAuthorizationUrl: async (url) => void (await browse(url)) }) }));
+    const first = track(
+      await connect({ url: mcp.url, auth: oauth({ ...options, loopback: true, onAuthorizationUrl: async (url) => void (await browse(url)) }) }),
+    );
     await first.callTool("echo", { text: "x" });
     const stored = await store.get(mcp.resource, as.issuer);
     await as.revokeRefreshToken(stored!.tokens!.refreshToken!);
     mcp.refuseSeenTokens();
     await first.close();
     const reported: Error[] = [];
-    const failure = await connect({ url: mcp.url, auth: oauth({ ...options, redirectUri: "http://127.0.0.1:1/cb" }) }, { protocol: "legacy" }).catch((error: unknown) => error);
+    const failure = await connect({ url: mcp.url, auth: oauth({ ...options, redirectUri: "http://127.0.0.1:1/cb" }) }, { protocol: "legacy" }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(AuthRequiredError);
     expect(secrets.size).toBeGreaterThanOrEqual(4); // code, verifier, access token, refresh token (at least)
     const text = everything(failure, events, reported);
@@ -66,7 +73,14 @@ describe("secrets stay out of errors and events", () => {
     const { as, mcp } = await startProtectedPair(track);
     const secrets = new Set<string>(["not-the-machine-secret", MACHINE_CLIENT.client_secret]);
     const events: OAuthEvent[] = [];
-    const auth = oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "machine", clientSecret: "not-the-machine-secret", fetch: recordingFetch(secrets), onEvent: (e) => events.push(e) });
+    const auth = oauth({
+      store: memoryTokenStore(),
+      grant: "client_credentials",
+      clientId: "machine",
+      clientSecret: "not-the-machine-secret",
+      fetch: recordingFetch(secrets),
+      onEvent: (e) => events.push(e),
+    });
     const failure = await connect({ url: mcp.url, auth }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AuthorizationError);
     expect((failure as AuthorizationError).oauthError).toBe("invalid_client");

@@ -74,7 +74,10 @@ describe("OAuth in a Switchboard and the CLI", () => {
 
 describe("the oauth and auth fields of a server entry", () => {
   it("substitutes ${VAR} in oauth strings and keeps the provider given in code", () => {
-    const config = parseConfig({ mcpServers: { a: { url: "https://a.example/mcp", oauth: { clientId: "${ID}", clientSecret: "${SECRET}", grant: "client_credentials" } } } }, { env: { ID: "cid", SECRET: "shh" } });
+    const config = parseConfig(
+      { mcpServers: { a: { url: "https://a.example/mcp", oauth: { clientId: "${ID}", clientSecret: "${SECRET}", grant: "client_credentials" } } } },
+      { env: { ID: "cid", SECRET: "shh" } },
+    );
     expect(config.servers.a).toMatchObject({ oauth: { clientId: "cid", clientSecret: "shh", grant: "client_credentials" } });
     const provider = oauth();
     expect(parseConfig({ servers: { b: { url: "https://b.example/mcp", auth: provider } } }).servers.b).toMatchObject({ auth: provider });
@@ -90,12 +93,20 @@ describe("the oauth and auth fields of a server entry", () => {
       }
       throw new Error("no error");
     };
-    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", oauth: { clientID: "x" } } } })).toBe('mcp.json, server "a", field "oauth.clientID": unknown field; did you mean "clientId"?');
+    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", oauth: { clientID: "x" } } } })).toBe(
+      'mcp.json, server "a", field "oauth.clientID": unknown field; did you mean "clientId"?',
+    );
     expect(error({ mcpServers: { a: { url: "https://a.example/mcp", oauth: { grant: "password" } } } })).toBe(
       'mcp.json, server "a", field "oauth.grant": expected one of "authorization_code", "client_credentials", found the string "password"',
     );
-    expect(error({ mcpServers: { a: { command: "node", oauth: {} } } })).toBe('mcp.json, server "a", field "oauth": applies to remote servers (with "url"); this server has "command"');
-    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", oauth: {}, auth: { token: "t" } } } })).toBe('mcp.json, server "a", field "oauth": give "oauth" (settings) or "auth" (a provider), not both');
-    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", auth: 5 } } })).toBe('mcp.json, server "a", field "auth": expected oauth({...}), { token } or a function returning headers, found 5');
+    expect(error({ mcpServers: { a: { command: "node", oauth: {} } } })).toBe(
+      'mcp.json, server "a", field "oauth": applies to remote servers (with "url"); this server has "command"',
+    );
+    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", oauth: {}, auth: { token: "t" } } } })).toBe(
+      'mcp.json, server "a", field "oauth": give "oauth" (settings) or "auth" (a provider), not both',
+    );
+    expect(error({ mcpServers: { a: { url: "https://a.example/mcp", auth: 5 } } })).toBe(
+      'mcp.json, server "a", field "auth": expected oauth({...}), { token } or a function returning headers, found 5',
+    );
   });
 });

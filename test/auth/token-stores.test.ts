@@ -35,7 +35,9 @@ describe.each([
 
   it("runs concurrent updates of an entry one at a time (no lost update)", async () => {
     const store = await make();
-    await Promise.all(Array.from({ length: 20 }, () => store.update(SERVER, "i", (current) => ({ ...current, scope: String(Number(current?.scope ?? 0) + 1), updatedAt: 0 }))));
+    await Promise.all(
+      Array.from({ length: 20 }, () => store.update(SERVER, "i", (current) => ({ ...current, scope: String(Number(current?.scope ?? 0) + 1), updatedAt: 0 }))),
+    );
     expect((await store.get(SERVER, "i"))?.scope).toBe("20");
   });
 
@@ -78,7 +80,9 @@ describe("fileTokenStore", () => {
     const file = await tempFile();
     await fileTokenStore(file).update(SERVER, "i", () => entry("x"));
     await writeFile(file, '{"version":1,"servers":{"a":"secret-token-value"');
-    const error = await fileTokenStore(file).get(SERVER, "i").catch((e: unknown) => e);
+    const error = await fileTokenStore(file)
+      .get(SERVER, "i")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthorizationError);
     expect((error as Error).message).toContain(file);
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain("secret-token-value");

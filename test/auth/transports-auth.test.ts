@@ -41,13 +41,26 @@ describe("the bearer token on every HTTP-speaking transport", () => {
 
   it("never hands the token to a request for another origin", async () => {
     const store = memoryTokenStore();
-    await store.update("https://mcp.example.com/mcp", "https://as.example.com", () => ({ tokens: { accessToken: "secret-token", tokenType: "bearer", obtainedAt: Date.now() }, updatedAt: Date.now() }));
+    await store.update("https://mcp.example.com/mcp", "https://as.example.com", () => ({
+      tokens: { accessToken: "secret-token", tokenType: "bearer", obtainedAt: Date.now() },
+      updatedAt: Date.now(),
+    }));
     const auth = oauth({ store });
     const server = new URL("https://mcp.example.com/mcp");
     expect(await auth.headers({ server, url: server, method: "POST" })).toEqual({ authorization: "Bearer secret-token" });
-    expect(await auth.headers({ server, url: new URL("https://mcp.example.com/messages?x=1"), method: "POST" })).toEqual({ authorization: "Bearer secret-token" });
+    expect(await auth.headers({ server, url: new URL("https://mcp.example.com/messages?x=1"), method: "POST" })).toEqual({
+      authorization: "Bearer secret-token",
+    });
     expect(await auth.headers({ server, url: new URL("https://evil.example.com/mcp"), method: "POST" })).toEqual({});
     expect(await auth.headers({ server, url: new URL("http://mcp.example.com/mcp"), method: "POST" })).toEqual({});
-    expect(await auth.handleChallenge({ server, url: new URL("https://evil.example.com/mcp"), method: "POST", status: 401, wwwAuthenticate: 'Bearer resource_metadata="https://evil.example.com/x"' })).toBe("fail");
+    expect(
+      await auth.handleChallenge({
+        server,
+        url: new URL("https://evil.example.com/mcp"),
+        method: "POST",
+        status: 401,
+        wwwAuthenticate: 'Bearer resource_metadata="https://evil.example.com/x"',
+      }),
+    ).toBe("fail");
   });
 });

@@ -7,7 +7,11 @@ const token = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_.-]{0,11}$/);
 const value = fc.string({ maxLength: 40 }).filter((s) => !/[\r\n]/.test(s));
 const challenge = fc.record({
   scheme: token,
-  params: fc.dictionary(token.map((t) => t.toLowerCase()), fc.record({ value, quoted: fc.boolean() }), { maxKeys: 4 }),
+  params: fc.dictionary(
+    token.map((t) => t.toLowerCase()),
+    fc.record({ value, quoted: fc.boolean() }),
+    { maxKeys: 4 },
+  ),
 });
 
 function quote(text: string): string {
@@ -39,7 +43,8 @@ describe("parseWwwAuthenticate", () => {
   });
 
   it("reads the challenges MCP servers send", () => {
-    const header = 'Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="needs \\"write\\""';
+    const header =
+      'Bearer error="insufficient_scope", scope="mcp:read mcp:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="needs \\"write\\""';
     const [bearer] = parseWwwAuthenticate(header);
     expect(bearer.scheme).toBe("bearer");
     expect(bearer.params.scope).toBe("mcp:read mcp:write");

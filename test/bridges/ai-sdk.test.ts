@@ -41,10 +41,21 @@ describe("toAISDKTools", () => {
   it("a tool's error result reaches the model as the tool's answer, marked isError in the output", async () => {
     const board = await fixtures.board(twoServers);
     const server = await fixtures.modelServer([
-      { toolCalls: [{ name: "math__fail", arguments: {} }, { name: "math__add", arguments: { a: 1, b: 2 } }] },
+      {
+        toolCalls: [
+          { name: "math__fail", arguments: {} },
+          { name: "math__add", arguments: { a: 1, b: 2 } },
+        ],
+      },
       { text: "noted" },
     ]);
-    const result = await generateText({ model: modelAt(server.openaiBaseURL), tools: await toAISDKTools(board), prompt: "Try.", stopWhen: stepCountIs(5), maxRetries: 0 });
+    const result = await generateText({
+      model: modelAt(server.openaiBaseURL),
+      tools: await toAISDKTools(board),
+      prompt: "Try.",
+      stopWhen: stepCountIs(5),
+      maxRetries: 0,
+    });
     expect(result.text).toBe("noted");
     const sent = sentToolMessages(server.requests[1].body).map((m) => m.content);
     expect(sent).toEqual(["this tool always fails", "3"]);

@@ -40,7 +40,10 @@ describe("mcp-switchboard", () => {
     expect(badJson.err).toMatch(/mcp-switchboard --help/);
     expect(await run(["call", "echo__add", "[1]", "-c", config])).toMatchObject({ code: 2, err: expect.stringMatching(/must be a JSON object/) });
     expect(await run(["call", "-c", config])).toMatchObject({ code: 2, err: expect.stringMatching(/call needs a tool name/) });
-    expect(await run(["bench", "echo__echo", "-n", "zero", "-c", config])).toMatchObject({ code: 2, err: expect.stringMatching(/--requests takes a whole number above 0, got "zero"/) });
+    expect(await run(["bench", "echo__echo", "-n", "zero", "-c", config])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--requests takes a whole number above 0, got "zero"/),
+    });
     expect(await run(["tools", "--frobnicate"])).toMatchObject({ code: 2, err: expect.stringMatching(/Unknown option '--frobnicate'/) });
     const unknown = await run(["frobnicate"]);
     expect(unknown.code).toBe(2);
@@ -59,7 +62,8 @@ describe("mcp-switchboard", () => {
   it("runs as a program: --version, --help, and a demo that needs no configuration", () => {
     expect(exec("--version").out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const help = exec("--help").out;
-    for (const command of ["tools", "call", "bench", "resources", "read", "prompts", "prompt", "demo"]) expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    for (const command of ["tools", "call", "bench", "resources", "read", "prompts", "prompt", "demo"])
+      expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     expect(help).toMatch(/--server <name>/);
     expect(exec().code).toBe(2);
     const demo = exec("demo", "-n", "100");

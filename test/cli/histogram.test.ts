@@ -26,7 +26,9 @@ describe("latency histogram", () => {
   });
 
   it("bounds run 1-2-5 per decade from 0.01 ms", () => {
-    expect(histogram([0.001, 0.03, 0.3, 3, 30, 300, 3000]).map((b) => b.leMs)).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]);
+    expect(histogram([0.001, 0.03, 0.3, 3, 30, 300, 3000]).map((b) => b.leMs)).toEqual([
+      0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+    ]);
   });
 
   it("renders a bar per bucket, longest for the fullest, and the percentiles", () => {

@@ -101,12 +101,19 @@ describe("every method's request and result", () => {
     await client.unsubscribeResource("x:/1");
     expect(await client.listPrompts()).toEqual([{ name: "p" }]);
     expect((await client.getPrompt("p", { a: "1" })).messages).toHaveLength(1);
-    expect((await client.complete({ type: "ref/prompt", name: "p" }, { name: "a", value: "x" }, { arguments: { b: "2" } })).completion.values).toEqual(["a", "b"]);
+    expect((await client.complete({ type: "ref/prompt", name: "p" }, { name: "a", value: "x" }, { arguments: { b: "2" } })).completion.values).toEqual([
+      "a",
+      "b",
+    ]);
     await client.setLoggingLevel("warning");
     const params = (method: string) => (server.messages(method)[0] as JsonRpcRequest).params;
     expect(params("resources/subscribe")).toEqual({ uri: "x:/1" });
     expect(params("prompts/get")).toEqual({ name: "p", arguments: { a: "1" } });
-    expect(params("completion/complete")).toEqual({ ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "x" }, context: { arguments: { b: "2" } } });
+    expect(params("completion/complete")).toEqual({
+      ref: { type: "ref/prompt", name: "p" },
+      argument: { name: "a", value: "x" },
+      context: { arguments: { b: "2" } },
+    });
     expect(params("logging/setLevel")).toEqual({ level: "warning" });
   });
 });
@@ -200,7 +207,12 @@ describe("structuredContent validation", () => {
   const outputSchema = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] };
   function toolServer(structured: unknown) {
     const server = fullServer();
-    server.on("tools/list", () => ({ tools: [{ name: "add", inputSchema: { type: "object" }, outputSchema }, { name: "free", inputSchema: { type: "object" } }] }));
+    server.on("tools/list", () => ({
+      tools: [
+        { name: "add", inputSchema: { type: "object" }, outputSchema },
+        { name: "free", inputSchema: { type: "object" } },
+      ],
+    }));
     server.on("tools/call", (request) => {
       const name = (request.params as { name: string }).name;
       return { content: [{ type: "text", text: "r" }], ...(name === "add" ? { structuredContent: structured } : {}) };

@@ -6,16 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import {
-  connect,
-  getSkill,
-  listSkills,
-  loadSkill,
-  MethodNotSupportedError,
-  ProtocolError,
-  SkillVerificationError,
-  type McpClient,
-} from "../../src/index.js";
+import { connect, getSkill, listSkills, loadSkill, MethodNotSupportedError, ProtocolError, SkillVerificationError, type McpClient } from "../../src/index.js";
 import type { ScriptedServer } from "../helpers/scripted-server.js";
 import { FORMS_MD, FORMS_URI, LOGO, LOGO_URI, pdfSkill, requests, sha256, SKILL_MD, SKILL_URI, skillsServer } from "../helpers/skills-server.js";
 
@@ -39,14 +30,19 @@ async function refusal(promise: Promise<unknown>): Promise<SkillVerificationErro
 describe("listing skills", () => {
   it("follows every page, reads no file, and skips a malformed entry with an error event", async () => {
     const fixture = skillsServer();
-    fixture.pages = [[pdfSkill(), { uri: "skill://broken/SKILL.md", frontmatter: { name: "broken" } }], [{ ...pdfSkill(), uri: "skill://other/pdf-processing/SKILL.md" }]];
+    fixture.pages = [
+      [pdfSkill(), { uri: "skill://broken/SKILL.md", frontmatter: { name: "broken" } }],
+      [{ ...pdfSkill(), uri: "skill://other/pdf-processing/SKILL.md" }],
+    ];
     const client = await open(fixture.server);
     const errors: Error[] = [];
     client.on("error", (error) => errors.push(error));
     const skills = await listSkills(client);
     expect(skills.map((s) => s.uri)).toEqual([SKILL_URI, "skill://other/pdf-processing/SKILL.md"]);
     expect(skills[0]!.resources).toHaveLength(3);
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/skills\/list from server "scripted": skipped a malformed entry \(skill:\/\/broken\/SKILL.md: frontmatter/)]);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/skills\/list from server "scripted": skipped a malformed entry \(skill:\/\/broken\/SKILL.md: frontmatter/),
+    ]);
     expect(fixture.reads()).toEqual([]);
   });
 
@@ -63,7 +59,9 @@ describe("listing skills", () => {
     const client = await open(fixture.server);
     const error = await listSkills(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MethodNotSupportedError);
-    expect((error as Error).message).toMatch(/server "scripted" does not support skills\/list: it did not declare the io.modelcontextprotocol\/skills extension/);
+    expect((error as Error).message).toMatch(
+      /server "scripted" does not support skills\/list: it did not declare the io.modelcontextprotocol\/skills extension/,
+    );
     expect(requests(fixture.server, "skills/list")).toHaveLength(0);
   });
 });
@@ -92,7 +90,11 @@ describe("loading a skill", () => {
     const client = await open(fixture.server);
     const skill = await loadSkill(client, SKILL_URI);
     expect(skill.entry.uri).toBe(SKILL_URI);
-    expect(fixture.server.received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method)).toEqual(["initialize", "skills/get", "resources/read"]);
+    expect(fixture.server.received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method)).toEqual([
+      "initialize",
+      "skills/get",
+      "resources/read",
+    ]);
     await expect(getSkill(client, "skill://nope/SKILL.md")).rejects.toThrow(ProtocolError);
   });
 

@@ -53,9 +53,7 @@ describe("Connection (2025 era over a memory pair)", () => {
     const { connection, client } = await open(server);
     const controller = new AbortController();
     EventEmitter.setMaxListeners(0, controller.signal);
-    const calls = Array.from({ length: 10_000 }, (_, i) =>
-      client.callTool("echo", { text: `n${i}` }, { signal: controller.signal, onProgress: () => {} }),
-    );
+    const calls = Array.from({ length: 10_000 }, (_, i) => client.callTool("echo", { text: `n${i}` }, { signal: controller.signal, onProgress: () => {} }));
     expect(connection.stats().pending).toBe(10_000);
     expect(connection.stats().timerArmed).toBe(true);
     const results = await Promise.all(calls);

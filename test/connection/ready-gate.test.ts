@@ -102,7 +102,12 @@ describe("requests before the connection is ready", () => {
     const server = new ScriptedServer();
     let answer = () => {};
     server.on("initialize", (request, s) => {
-      answer = () => s.send({ jsonrpc: "2.0", id: request.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "slow", version: "1" } } });
+      answer = () =>
+        s.send({
+          jsonrpc: "2.0",
+          id: request.id,
+          result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "slow", version: "1" } },
+        });
       return "silent";
     });
     const connection = new Connection(server.clientSide, { protocol: "legacy", ...options });

@@ -40,7 +40,11 @@ afterEach(() => {
 describe("RequestTable", () => {
   it("any interleaving of adds and settlements settles each request once, with its own outcome", async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("add" as const), gap: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 3 }), fc.constant(2000)), stringId: fc.boolean() }),
+      fc.record({
+        kind: fc.constant("add" as const),
+        gap: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 1, max: 3 }), fc.constant(2000)),
+        stringId: fc.boolean(),
+      }),
       fc.record({ kind: fc.constantFrom("answer" as const, "fail" as const, "error" as const, "straggle" as const), pick: fc.nat() }),
     );
     await fc.assert(

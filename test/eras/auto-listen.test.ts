@@ -30,7 +30,11 @@ function serverWith(capabilities: Record<string, unknown>, ack = true): Scripted
   const server = modernServer();
   server.on("server/discover", () => ({ ...DISCOVER_RESULT, capabilities }));
   server.on("subscriptions/listen", (request, s) => {
-    if (ack) s.notify("notifications/subscriptions/acknowledged", { notifications: (request.params as { notifications: unknown }).notifications, _meta: { [SID]: request.id } });
+    if (ack)
+      s.notify("notifications/subscriptions/acknowledged", {
+        notifications: (request.params as { notifications: unknown }).notifications,
+        _meta: { [SID]: request.id },
+      });
     return "silent";
   });
   return server;

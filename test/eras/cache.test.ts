@@ -60,13 +60,18 @@ describe("the result cache over a 2026 connection", () => {
     expect(server.messages("tools/list")).toHaveLength(2);
   });
 
-  it("checklist 29: cacheScope \"private\" entries are not shared across clients (each client, each auth context, has its own cache)", async () => {
+  it('checklist 29: cacheScope "private" entries are not shared across clients (each client, each auth context, has its own cache)', async () => {
     const http: ScriptedHttp = await startScriptedHttp((request) => {
       const method = request.body?.method;
       if (method === "server/discover") return result(request, MODERN_DISCOVER);
       if (method === "tools/list") {
         const who = String(request.headers.authorization).replace("Bearer ", "");
-        return result(request, { resultType: "complete", ttlMs: 60_000, cacheScope: "private", tools: [{ name: `tool_of_${who}`, inputSchema: { type: "object" } }] });
+        return result(request, {
+          resultType: "complete",
+          ttlMs: 60_000,
+          cacheScope: "private",
+          tools: [{ name: `tool_of_${who}`, inputSchema: { type: "object" } }],
+        });
       }
       return { status: 202 };
     });
@@ -85,7 +90,10 @@ describe("the result cache over a 2026 connection", () => {
   it("checklist 30: list_changed on the listen stream drops the cached list; resources/updated drops the cached read of that uri only", async () => {
     const server = ttlServer();
     server.on("subscriptions/listen", (request, s) => {
-      s.notify("notifications/subscriptions/acknowledged", { notifications: (request.params as { notifications: unknown }).notifications, _meta: { [SID]: request.id } });
+      s.notify("notifications/subscriptions/acknowledged", {
+        notifications: (request.params as { notifications: unknown }).notifications,
+        _meta: { [SID]: request.id },
+      });
       return "silent";
     });
     const client = await open(server);

@@ -46,7 +46,11 @@ describe("a call's deadline (2026 era)", () => {
     const server = modernServer();
     // Every round answers after 80 ms and asks again; each round alone is well within timeoutMs.
     server.on("tools/call", (request, s) => {
-      setTimeout(() => s.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "input_required", requestState: `r${String(params(request).requestState ?? 0)}` } }), 80);
+      setTimeout(
+        () =>
+          s.send({ jsonrpc: "2.0", id: request.id, result: { resultType: "input_required", requestState: `r${String(params(request).requestState ?? 0)}` } }),
+        80,
+      );
       return "silent";
     });
     const client = await connect(server.clientSide);

@@ -54,7 +54,10 @@ describe("subscriptions/listen", () => {
     expect(subscription.honoured).toEqual({ toolsListChanged: true });
     expect(subscription.requested).toEqual({ toolsListChanged: true, promptsListChanged: true });
     const listen = server.messages("subscriptions/listen")[0] as JsonRpcRequest;
-    expect(listen.params).toMatchObject({ notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } });
+    expect(listen.params).toMatchObject({
+      notifications: { toolsListChanged: true, promptsListChanged: true },
+      _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
+    });
   });
 
   it("checklist 20: an error before the acknowledgement is a refusal", async () => {
@@ -124,7 +127,11 @@ describe("subscriptions/listen", () => {
       if (method === "server/discover") return result(request, MODERN_DISCOVER);
       if (method === "subscriptions/listen") {
         listens++;
-        const ack = { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true }, _meta: { [SID]: request.body!.id } } };
+        const ack = {
+          jsonrpc: "2.0",
+          method: "notifications/subscriptions/acknowledged",
+          params: { notifications: { toolsListChanged: true }, _meta: { [SID]: request.body!.id } },
+        };
         if (listens === 1) return { sse: [ack], end: "cut" };
         return { sse: [ack, { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { [SID]: request.body!.id } } }], end: "hang" };
       }
@@ -263,7 +270,10 @@ describe("subscriptions/listen", () => {
     expect(server.messages("notifications/cancelled")).toHaveLength(0); // the first stream stays
     // The set is still {a}: subscribing b again opens a listen for a and b, once the server allows it.
     server.on("subscriptions/listen", (request, s) => {
-      s.notify("notifications/subscriptions/acknowledged", { notifications: (request.params as { notifications: unknown }).notifications, _meta: { [SID]: request.id } });
+      s.notify("notifications/subscriptions/acknowledged", {
+        notifications: (request.params as { notifications: unknown }).notifications,
+        _meta: { [SID]: request.id },
+      });
       return "silent";
     });
     await client.subscribeResource("file:///b");

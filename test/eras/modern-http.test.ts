@@ -49,10 +49,25 @@ function modernScript(overrides: Record<string, (request: Recorded) => Reply | u
           ttlMs: 1000,
           cacheScope: "public",
           tools: [
-            { name: "weather", inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" }, opts: { type: "object", properties: { days: { type: "integer", "x-mcp-header": "Days" }, fast: { type: "boolean", "x-mcp-header": "Fast" } } } } } },
+            {
+              name: "weather",
+              inputSchema: {
+                type: "object",
+                properties: {
+                  region: { type: "string", "x-mcp-header": "Region" },
+                  opts: {
+                    type: "object",
+                    properties: { days: { type: "integer", "x-mcp-header": "Days" }, fast: { type: "boolean", "x-mcp-header": "Fast" } },
+                  },
+                },
+              },
+            },
             { name: "bad_number", inputSchema: { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } } },
             { name: "bad_items", inputSchema: { type: "object", properties: { list: { type: "array", items: { type: "string", "x-mcp-header": "Item" } } } } },
-            { name: "bad_twice", inputSchema: { type: "object", properties: { a: { type: "string", "x-mcp-header": "Dup" }, b: { type: "string", "x-mcp-header": "dup" } } } },
+            {
+              name: "bad_twice",
+              inputSchema: { type: "object", properties: { a: { type: "string", "x-mcp-header": "Dup" }, b: { type: "string", "x-mcp-header": "dup" } } },
+            },
             { name: "plain", inputSchema: { type: "object" } },
           ],
         });
@@ -161,7 +176,10 @@ describe("2026 era over Streamable HTTP", () => {
     ["400 with a plain-text body", { status: 400, text: "Bad Request: Unsupported protocol version" }],
     ["404 with an empty body", { status: 404 }],
     ["405 with an empty body", { status: 405 }],
-    ["400 with a non-modern JSON-RPC error", { status: 400, json: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: Server not initialized" } } }],
+    [
+      "400 with a non-modern JSON-RPC error",
+      { status: 400, json: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: Server not initialized" } } },
+    ],
   ])("checklist 10: a probe answered %s falls back to initialize", async (_name, probeReply) => {
     const server = await serve((request) => {
       if (request.body?.method === "server/discover") return probeReply as Reply;
@@ -255,7 +273,15 @@ describe("2026 era over Streamable HTTP", () => {
   });
 
   it("checklist 28: modern HTTP never sends Mcp-Session-Id, GET or DELETE; legacy HTTP keeps the session id and DELETEs it on close", async () => {
-    const server = await serve(modernScript({ "server/discover": (request) => ({ status: 200, json: { jsonrpc: "2.0", id: request.body?.id, result: MODERN_DISCOVER }, headers: { "mcp-session-id": "should-be-ignored" } }) }));
+    const server = await serve(
+      modernScript({
+        "server/discover": (request) => ({
+          status: 200,
+          json: { jsonrpc: "2.0", id: request.body?.id, result: MODERN_DISCOVER },
+          headers: { "mcp-session-id": "should-be-ignored" },
+        }),
+      }),
+    );
     const client = await open(server.url);
     await client.listTools();
     await client.close();

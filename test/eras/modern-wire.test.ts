@@ -5,15 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import {
-  connect,
-  McpClient,
-  MethodNotSupportedError,
-  ProtocolError,
-  RequestTimeoutError,
-  ResourceNotFoundError,
-  type Transport,
-} from "../../src/index.js";
+import { connect, McpClient, MethodNotSupportedError, ProtocolError, RequestTimeoutError, ResourceNotFoundError, type Transport } from "../../src/index.js";
 import { encodeHeaderValue } from "../../src/connection/eras/modern-wire.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { ENVELOPE_CAPABILITIES, ENVELOPE_INFO, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";
@@ -30,7 +22,10 @@ describe("the 2026 request envelope", () => {
   it("checklist 2: every request carries protocolVersion, clientCapabilities and clientInfo in params._meta, even tools/list", async () => {
     const server = modernServer();
     server.capabilities = {};
-    const client = await open(server.clientSide, { clientInfo: { name: "tester", version: "9" }, onSampling: () => ({ role: "assistant", content: { type: "text", text: "" }, model: "m" }) });
+    const client = await open(server.clientSide, {
+      clientInfo: { name: "tester", version: "9" },
+      onSampling: () => ({ role: "assistant", content: { type: "text", text: "" }, model: "m" }),
+    });
     await client.listTools();
     await client.callTool("echo", { text: "hi" }, { onProgress: () => {} });
     server.on("custom/thing", () => ({ resultType: "complete" }));
@@ -65,7 +60,9 @@ describe("the 2026 request envelope", () => {
     const legacy = await open(auto.clientSide);
     await legacy.callTool("echo", { text: "x" });
     const autoCall = auto.messages("tools/call")[0]!;
-    expect(JSON.stringify(autoCall)).toBe(JSON.stringify({ jsonrpc: "2.0", id: (autoCall as { id: number }).id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }));
+    expect(JSON.stringify(autoCall)).toBe(
+      JSON.stringify({ jsonrpc: "2.0", id: (autoCall as { id: number }).id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }),
+    );
     expect(JSON.stringify(auto.messages("initialize")[0])).not.toContain("io.modelcontextprotocol/");
   });
 

@@ -14,8 +14,11 @@ afterEach(async () => {
   clients = [];
 });
 
-const STATE = "c2VydmVyLW9wYXF1ZQ==\u00e9 with spaces and \"quotes\"";
-const ELICIT = { method: "elicitation/create", params: { mode: "form", message: "Deploy?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } } };
+const STATE = 'c2VydmVyLW9wYXF1ZQ==\u00e9 with spaces and "quotes"';
+const ELICIT = {
+  method: "elicitation/create",
+  params: { mode: "form", message: "Deploy?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
+};
 const SAMPLE = { method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 5 } };
 const ROOTS = { method: "roots/list" };
 
@@ -39,7 +42,8 @@ describe("MRTR (input_required)", () => {
   it("checklist 15: every inputRequests key is answered, requestState is echoed byte-exact, a new id is used, the original params are kept", async () => {
     const server = modernServer();
     server.on("tools/call", (request) => {
-      if (params(request).inputResponses === undefined) return { resultType: "input_required", inputRequests: { confirm: ELICIT, summary: SAMPLE, roots: ROOTS }, requestState: STATE };
+      if (params(request).inputResponses === undefined)
+        return { resultType: "input_required", inputRequests: { confirm: ELICIT, summary: SAMPLE, roots: ROOTS }, requestState: STATE };
       return { resultType: "complete", content: [{ type: "text", text: "deployed" }] };
     });
     const client = await open(server);
@@ -87,7 +91,8 @@ describe("MRTR (input_required)", () => {
     const server = modernServer();
     let rounds = 0;
     server.on("tools/call", (request) => {
-      if ((params(request).name as string) === "later") return rounds++ < 1 ? { resultType: "input_required", requestState: "come back" } : { resultType: "complete", content: [] };
+      if ((params(request).name as string) === "later")
+        return rounds++ < 1 ? { resultType: "input_required", requestState: "come back" } : { resultType: "complete", content: [] };
       return { resultType: "input_required", requestState: `round-${params(request).requestState ?? 0}` };
     });
     let prompted = 0;
@@ -107,7 +112,11 @@ describe("MRTR (input_required)", () => {
     const server = modernServer();
     server.on("tools/call", (request) => {
       if (params(request).name === "needs_sampling") return { resultType: "input_required", inputRequests: { s: SAMPLE } };
-      if (params(request).name === "needs_url") return { resultType: "input_required", inputRequests: { u: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: "https://x" } } } };
+      if (params(request).name === "needs_url")
+        return {
+          resultType: "input_required",
+          inputRequests: { u: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: "https://x" } } },
+        };
       return replyError(server, request.id, -32021, "Missing required client capability", { requiredCapabilities: { sampling: {} } });
     });
     const client = await open(server, { onElicitation: () => ({ action: "accept" }), capabilities: { elicitation: {} } });
@@ -127,7 +136,11 @@ describe("MRTR (input_required)", () => {
     const server = modernServer();
     server.on("tools/call", (request) =>
       params(request).inputResponses === undefined
-        ? { resultType: "input_required", inputRequests: { login: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: "https://auth.example/x" } } }, requestState: "s" }
+        ? {
+            resultType: "input_required",
+            inputRequests: { login: { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: "https://auth.example/x" } } },
+            requestState: "s",
+          }
         : { resultType: "complete", content: [{ type: "text", text: "signed in" }] },
     );
     const shown: unknown[] = [];

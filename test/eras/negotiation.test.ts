@@ -59,7 +59,8 @@ describe("era negotiation", () => {
   it("checklist 8: -32022 naming a mutual version gives exactly one corrective probe at that version, never initialize", async () => {
     const server = modernServer();
     server.on("server/discover", (request, s) => {
-      if (metaOf(request)[ENVELOPE_VERSION] !== "2026-07-28") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
+      if (metaOf(request)[ENVELOPE_VERSION] !== "2026-07-28")
+        return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return DISCOVER_RESULT;
     });
     const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }).catch((e) => e));
@@ -142,7 +143,9 @@ describe("era negotiation", () => {
     await open(sameServer(modernServer().clientSide, identity));
     const failing = modernServer();
     failing.on("tools/call", (request, s) =>
-      (request.params as { name: string }).name === "crash" ? replyError(s, request.id, -32000, "Tool crashed: disk full") : replyError(s, request.id, -32600, "Invalid arguments for tool"),
+      (request.params as { name: string }).name === "crash"
+        ? replyError(s, request.id, -32000, "Tool crashed: disk full")
+        : replyError(s, request.id, -32600, "Invalid arguments for tool"),
     );
     const client = await open(sameServer(failing.clientSide, identity), { autoListen: false });
     const warnings: Error[] = [];
@@ -202,7 +205,8 @@ describe("era negotiation", () => {
     const server = modernServer();
     server.on("server/discover", () => ({ ...DISCOVER_RESULT, supportedVersions: ["2026-07-28", "2027-01-01"] }));
     server.on("tools/call", (request, s) => {
-      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
+      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01")
+        return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
     });
     const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01" }));
@@ -212,7 +216,9 @@ describe("era negotiation", () => {
     expect((calls[0] as { id: unknown }).id).not.toEqual((calls[1] as { id: unknown }).id);
 
     const stuck = modernServer();
-    stuck.on("tools/call", (request, s) => replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2099-01-01"], requested: "2026-07-28" }));
+    stuck.on("tools/call", (request, s) =>
+      replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2099-01-01"], requested: "2026-07-28" }),
+    );
     const other = await open(stuck.clientSide);
     const error = await other.callTool("echo").catch((e) => e);
     expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
@@ -246,7 +252,8 @@ describe("era negotiation", () => {
     const server = modernServer();
     server.on("server/discover", () => ({ ...DISCOVER_RESULT, supportedVersions: ["2026-07-28", "2027-01-01"] }));
     server.on("tools/call", (request, s) => {
-      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01") return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
+      if (metaOf(request)[ENVELOPE_VERSION] === "2027-01-01")
+        return replyError(s, request.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"], requested: "2027-01-01" });
       return { resultType: "complete", content: [{ type: "text", text: "ok" }] };
     });
     const client = await withModernVersion("2027-01-01", () => open(server.clientSide, { protocol: "2027-01-01", autoListen: false }));
@@ -256,7 +263,7 @@ describe("era negotiation", () => {
     expect(versions).toEqual(["2027-01-01", "2027-01-01", "2027-01-01", "2026-07-28", "2026-07-28", "2026-07-28"]);
   });
 
-  it("a pinned protocol must be a version this client speaks: \"latest\" or an unknown date is a ConfigError, nothing is sent", async () => {
+  it('a pinned protocol must be a version this client speaks: "latest" or an unknown date is a ConfigError, nothing is sent', async () => {
     expect(isModernVersion("latest")).toBe(false);
     expect(isModernVersion("2026-07-28")).toBe(true);
     for (const protocol of ["latest", "2027-01-01", "2026-07-28x"]) {

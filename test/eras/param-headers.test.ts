@@ -6,7 +6,9 @@ const prop = (type: string, header: string) => ({ type, "x-mcp-header": header }
 
 describe("x-mcp-header", () => {
   it("checklist 6: declarations reachable through properties only, on string/integer/boolean, as unique tokens", () => {
-    expect(headerDeclarations({ type: "object", properties: { r: prop("string", "Region"), n: { type: "object", properties: { d: prop("integer", "Days") } } } })).toEqual({
+    expect(
+      headerDeclarations({ type: "object", properties: { r: prop("string", "Region"), n: { type: "object", properties: { d: prop("integer", "Days") } } } }),
+    ).toEqual({
       ok: true,
       params: [
         { name: "Region", path: ["r"] },

@@ -25,7 +25,15 @@ function taskServer() {
     polls++;
     if (polls === 1) return { resultType: "complete", task: { taskId: "t-1", status: "working", statusMessage: "thinking", pollIntervalMs: 40 } };
     if (answered === undefined) {
-      return { resultType: "complete", task: { taskId: "t-1", status: "input_required", pollIntervalMs: 40, inputRequests: { ok: { method: "elicitation/create", params: { message: "Go?", requestedSchema: { type: "object", properties: {} } } } } } };
+      return {
+        resultType: "complete",
+        task: {
+          taskId: "t-1",
+          status: "input_required",
+          pollIntervalMs: 40,
+          inputRequests: { ok: { method: "elicitation/create", params: { message: "Go?", requestedSchema: { type: "object", properties: {} } } } },
+        },
+      };
     }
     return { resultType: "complete", task: { taskId: "t-1", status: "completed", result: { content: [{ type: "text", text: "task done" }], answered } } };
   });

@@ -21,7 +21,12 @@ describe("conformance client environment", () => {
       MCP_CONFORMANCE_PROTOCOL_VERSION: "2026-07-28",
       MCP_CONFORMANCE_CONTEXT: JSON.stringify({ name: "http-custom-headers", toolCalls: [] }),
     });
-    expect(env).toEqual({ url: "http://localhost:4000/mcp", scenario: "http-custom-headers", context: { name: "http-custom-headers", toolCalls: [] }, protocol: "2026-07-28" });
+    expect(env).toEqual({
+      url: "http://localhost:4000/mcp",
+      scenario: "http-custom-headers",
+      context: { name: "http-custom-headers", toolCalls: [] },
+      protocol: "2026-07-28",
+    });
     expect(readEnv(argv, { MCP_CONFORMANCE_SCENARIO: "initialize" }).protocol).toBe("auto");
     expect(readEnv(argv, { MCP_CONFORMANCE_SCENARIO: "x", MCP_CONFORMANCE_CONTEXT: '{"protocolVersion":"2025-06-18"}' }).protocol).toBe("legacy");
   });

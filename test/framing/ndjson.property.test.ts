@@ -11,8 +11,13 @@ const RUNS = { numRuns: 1000 };
 
 const id = fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), fc.string({ unit: "grapheme", maxLength: 12 }));
 // Strings mixing ASCII, multi-byte and astral characters (emoji), plus newlines and quotes that must be escaped.
-const text = fc.string({ unit: fc.oneof(fc.constantFrom("a", "é", "ß", "中", "👋", "\n", "\r", '"', "\\", "\u2028"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })), maxLength: 40 });
-const params = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+const text = fc.string({
+  unit: fc.oneof(fc.constantFrom("a", "é", "ß", "中", "👋", "\n", "\r", '"', "\\", "\u2028"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })),
+  maxLength: 40,
+});
+const params = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 })), {
+  maxKeys: 4,
+});
 const message = fc.oneof(
   fc.record({ jsonrpc: fc.constant("2.0"), id, method: text, params }),
   fc.record({ jsonrpc: fc.constant("2.0"), method: text, params }),
@@ -44,12 +49,18 @@ function decodeAll(chunks: Buffer[], maxFrameBytes?: number): { values: unknown[
 describe("NDJSON codec (property)", () => {
   it("any message sequence, cut into any chunks, decodes to the same sequence", () => {
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), fc.constantFrom("\n", "\r\n"), fc.boolean(), (messages, offsets, eol, blankLines) => {
-        const wire = messages.map((m) => encodeNdjson(m).replace(/\n$/, eol) + (blankLines ? eol : "")).join("");
-        const { values, errors } = decodeAll(cut(Buffer.from(wire, "utf8"), offsets));
-        expect(errors).toEqual([]);
-        expect(values).toEqual(messages);
-      }),
+      fc.property(
+        fc.array(message, { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.constantFrom("\n", "\r\n"),
+        fc.boolean(),
+        (messages, offsets, eol, blankLines) => {
+          const wire = messages.map((m) => encodeNdjson(m).replace(/\n$/, eol) + (blankLines ? eol : "")).join("");
+          const { values, errors } = decodeAll(cut(Buffer.from(wire, "utf8"), offsets));
+          expect(errors).toEqual([]);
+          expect(values).toEqual(messages);
+        },
+      ),
       RUNS,
     );
   });
@@ -60,13 +71,23 @@ describe("NDJSON codec (property)", () => {
       fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !s.includes("\n") && s.trim() !== "" && !isJson(s)),
     );
     fc.assert(
-      fc.property(fc.array(fc.oneof(message.map((m) => ({ good: m })), garbage.map((g) => ({ bad: g }))), { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 30 }), (items, offsets) => {
-        const wire = items.map((item) => ("good" in item ? encodeNdjson(item.good) : `${item.bad}\n`)).join("");
-        const { values, errors } = decodeAll(cut(Buffer.from(wire, "utf8"), offsets));
-        expect(values).toEqual(items.filter((i) => "good" in i).map((i) => (i as { good: unknown }).good));
-        expect(errors).toHaveLength(items.filter((i) => "bad" in i).length);
-        for (const error of errors) expect(error.message).toMatch(/Invalid JSON line/);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            message.map((m) => ({ good: m })),
+            garbage.map((g) => ({ bad: g })),
+          ),
+          { maxLength: 20 },
+        ),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (items, offsets) => {
+          const wire = items.map((item) => ("good" in item ? encodeNdjson(item.good) : `${item.bad}\n`)).join("");
+          const { values, errors } = decodeAll(cut(Buffer.from(wire, "utf8"), offsets));
+          expect(values).toEqual(items.filter((i) => "good" in i).map((i) => (i as { good: unknown }).good));
+          expect(errors).toHaveLength(items.filter((i) => "bad" in i).length);
+          for (const error of errors) expect(error.message).toMatch(/Invalid JSON line/);
+        },
+      ),
       RUNS,
     );
   });

@@ -59,7 +59,11 @@ describe("responseIdOf (property)", () => {
   it("a server request or notification gives nothing, whatever its keys and decoys", () => {
     fc.assert(
       fc.property(id, decoy, blob, fc.boolean(), fc.array(fc.nat(), { maxLength: 4 }), (theId, extra, filler, withId, order) => {
-        const entries: [string, unknown][] = [["jsonrpc", "2.0"], ["method", "sampling/createMessage"], ["params", { extra, filler, result: { id: 1 } }]];
+        const entries: [string, unknown][] = [
+          ["jsonrpc", "2.0"],
+          ["method", "sampling/createMessage"],
+          ["params", { extra, filler, result: { id: 1 } }],
+        ];
         if (withId) entries.push(["id", theId]);
         expect(sniff(keysInOrder(entries, order))).toBeUndefined();
       }),
@@ -71,23 +75,34 @@ describe("responseIdOf (property)", () => {
 describe("NdjsonDecoder: a skipped oversize line names the request it answered", () => {
   it("for responses in either order, through any chunking; not for notifications", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 300, max: 3000 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), (theId, size, idLast, offsets) => {
-        const result = { content: [{ type: "text", text: "x".repeat(size) }] };
-        const response = idLast ? JSON.stringify({ result, jsonrpc: "2.0", id: theId }) : JSON.stringify({ jsonrpc: "2.0", id: theId, result });
-        const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "y".repeat(size), id: 7 } });
-        const wire = Buffer.from(`${notification}\n${response}\n{"jsonrpc":"2.0","id":1,"result":{}}\n`);
-        const skipped: JsonRpcId[] = [];
-        const values: unknown[] = [];
-        const decoder = new NdjsonDecoder({ maxFrameBytes: 256, onValue: (v) => values.push(v), onError: () => {}, onSkipped: (skippedId) => skipped.push(skippedId) });
-        const points = [...new Set(offsets.map((o) => o % (wire.length + 1)))].sort((a, b) => a - b);
-        let start = 0;
-        for (const point of [...points, wire.length]) {
-          decoder.push(wire.subarray(start, point));
-          start = point;
-        }
-        expect(skipped).toEqual([theId]);
-        expect(values).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e6 }),
+        fc.integer({ min: 300, max: 3000 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (theId, size, idLast, offsets) => {
+          const result = { content: [{ type: "text", text: "x".repeat(size) }] };
+          const response = idLast ? JSON.stringify({ result, jsonrpc: "2.0", id: theId }) : JSON.stringify({ jsonrpc: "2.0", id: theId, result });
+          const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "y".repeat(size), id: 7 } });
+          const wire = Buffer.from(`${notification}\n${response}\n{"jsonrpc":"2.0","id":1,"result":{}}\n`);
+          const skipped: JsonRpcId[] = [];
+          const values: unknown[] = [];
+          const decoder = new NdjsonDecoder({
+            maxFrameBytes: 256,
+            onValue: (v) => values.push(v),
+            onError: () => {},
+            onSkipped: (skippedId) => skipped.push(skippedId),
+          });
+          const points = [...new Set(offsets.map((o) => o % (wire.length + 1)))].sort((a, b) => a - b);
+          let start = 0;
+          for (const point of [...points, wire.length]) {
+            decoder.push(wire.subarray(start, point));
+            start = point;
+          }
+          expect(skipped).toEqual([theId]);
+          expect(values).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+        },
+      ),
       RUNS,
     );
   });

@@ -10,7 +10,12 @@ import { OversizeFrameError } from "../../src/framing/oversize.js";
 
 const RUNS = { numRuns: 1000 };
 const token = fc.string({ unit: fc.constantFrom(..."abcdefXYZ0123456789-_."), minLength: 1, maxLength: 10 });
-const dataLine = fc.string({ unit: fc.oneof(fc.constantFrom("a", "é", "中", "👋", " ", ":", "{", "}", '"'), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 })), maxLength: 30 }).map((s) => s.replace(/[\r\n]/g, ""));
+const dataLine = fc
+  .string({
+    unit: fc.oneof(fc.constantFrom("a", "é", "中", "👋", " ", ":", "{", "}", '"'), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 })),
+    maxLength: 30,
+  })
+  .map((s) => s.replace(/[\r\n]/g, ""));
 const event = fc.record(
   {
     id: token,
@@ -58,24 +63,34 @@ describe("SSE codec (property)", () => {
   it("an event whose data is not JSON is reported, and the next event decodes", () => {
     const message = fc.record({ jsonrpc: fc.constant("2.0" as const), method: token, params: fc.dictionary(token, dataLine, { maxKeys: 3 }) });
     fc.assert(
-      fc.property(fc.array(fc.oneof(message.map((m) => ({ good: m })), dataLine.filter((d) => !isJson(d)).map((d) => ({ bad: d }))), { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 20 }), (items, offsets) => {
-        const wire = items.map((item, i) => encodeSseEvent({ id: String(i), data: "good" in item ? JSON.stringify(item.good) : item.bad })).join("");
-        const good: unknown[] = [];
-        let bad = 0;
-        const decoder = new SseDecoder({
-          onEvent: (ev) => {
-            const parsed = parseEventData(ev);
-            if (parsed.ok) good.push(parsed.value);
-            else {
-              bad++;
-              expect(parsed.error.message).toMatch(new RegExp(`SSE event ${ev.id} does not hold JSON`));
-            }
-          },
-        });
-        for (const chunk of cut(Buffer.from(wire, "utf8"), offsets)) decoder.push(chunk);
-        expect(good).toEqual(items.filter((i) => "good" in i).map((i) => (i as { good: unknown }).good));
-        expect(bad).toBe(items.filter((i) => "bad" in i).length);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            message.map((m) => ({ good: m })),
+            dataLine.filter((d) => !isJson(d)).map((d) => ({ bad: d })),
+          ),
+          { maxLength: 10 },
+        ),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (items, offsets) => {
+          const wire = items.map((item, i) => encodeSseEvent({ id: String(i), data: "good" in item ? JSON.stringify(item.good) : item.bad })).join("");
+          const good: unknown[] = [];
+          let bad = 0;
+          const decoder = new SseDecoder({
+            onEvent: (ev) => {
+              const parsed = parseEventData(ev);
+              if (parsed.ok) good.push(parsed.value);
+              else {
+                bad++;
+                expect(parsed.error.message).toMatch(new RegExp(`SSE event ${ev.id} does not hold JSON`));
+              }
+            },
+          });
+          for (const chunk of cut(Buffer.from(wire, "utf8"), offsets)) decoder.push(chunk);
+          expect(good).toEqual(items.filter((i) => "good" in i).map((i) => (i as { good: unknown }).good));
+          expect(bad).toBe(items.filter((i) => "bad" in i).length);
+        },
+      ),
       RUNS,
     );
   });
@@ -84,7 +99,15 @@ describe("SSE codec (property)", () => {
 describe("SSE codec: the size limit (property)", () => {
   const LIMIT = 256;
   it("oversize events (one long line or many lines) are skipped with one error each; every other event decodes, whatever the line ends and cuts", () => {
-    const small = fc.record({ id: token, data: fc.array(dataLine.filter((d) => d.length < 40), { minLength: 1, maxLength: 3 }).map((l) => l.join("\n")) });
+    const small = fc.record({
+      id: token,
+      data: fc
+        .array(
+          dataLine.filter((d) => d.length < 40),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((l) => l.join("\n")),
+    });
     const big = fc.record({
       id: token,
       lines: fc.integer({ min: 1, max: 8 }),
@@ -92,26 +115,37 @@ describe("SSE codec: the size limit (property)", () => {
       fill: fc.constantFrom("x", "é", "中", "👋"),
     });
     fc.assert(
-      fc.property(fc.array(fc.oneof(small.map((e) => ({ small: e })), big.map((e) => ({ big: e }))), { maxLength: 10 }), fc.array(fc.nat(), { maxLength: 30 }), fc.constantFrom("\n", "\r\n", "\r"), (items, offsets, eol) => {
-        let wire = "";
-        for (const item of items) {
-          if ("small" in item) wire += encodeSseEvent(item.small);
-          else {
-            const { id, lines, size, fill } = item.big;
-            const line = fill.repeat(Math.ceil(size / lines / Buffer.byteLength(fill)));
-            wire += encodeSseEvent({ id, data: Array.from({ length: lines }, () => line).join("\n") });
+      fc.property(
+        fc.array(
+          fc.oneof(
+            small.map((e) => ({ small: e })),
+            big.map((e) => ({ big: e })),
+          ),
+          { maxLength: 10 },
+        ),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.constantFrom("\n", "\r\n", "\r"),
+        (items, offsets, eol) => {
+          let wire = "";
+          for (const item of items) {
+            if ("small" in item) wire += encodeSseEvent(item.small);
+            else {
+              const { id, lines, size, fill } = item.big;
+              const line = fill.repeat(Math.ceil(size / lines / Buffer.byteLength(fill)));
+              wire += encodeSseEvent({ id, data: Array.from({ length: lines }, () => line).join("\n") });
+            }
           }
-        }
-        // A CR at the very end could still be the start of a CRLF: a final LF settles it.
-        wire = `${wire.replace(/\n/g, eol)}\n`;
-        const decoded: SseEvent[] = [];
-        const errors: Error[] = [];
-        const decoder = new SseDecoder({ maxMessageBytes: LIMIT, onEvent: (ev) => decoded.push(ev), onError: (e) => errors.push(e) });
-        for (const chunk of cut(Buffer.from(wire, "utf8"), offsets)) decoder.push(chunk);
-        expect(decoded.map((d) => ({ id: d.id, data: d.data }))).toEqual(items.filter((i) => "small" in i).map((i) => (i as { small: SseEvent }).small));
-        expect(errors).toHaveLength(items.filter((i) => "big" in i).length);
-        for (const error of errors) expect(error).toBeInstanceOf(OversizeFrameError);
-      }),
+          // A CR at the very end could still be the start of a CRLF: a final LF settles it.
+          wire = `${wire.replace(/\n/g, eol)}\n`;
+          const decoded: SseEvent[] = [];
+          const errors: Error[] = [];
+          const decoder = new SseDecoder({ maxMessageBytes: LIMIT, onEvent: (ev) => decoded.push(ev), onError: (e) => errors.push(e) });
+          for (const chunk of cut(Buffer.from(wire, "utf8"), offsets)) decoder.push(chunk);
+          expect(decoded.map((d) => ({ id: d.id, data: d.data }))).toEqual(items.filter((i) => "small" in i).map((i) => (i as { small: SseEvent }).small));
+          expect(errors).toHaveLength(items.filter((i) => "big" in i).length);
+          for (const error of errors) expect(error).toBeInstanceOf(OversizeFrameError);
+        },
+      ),
       RUNS,
     );
   });

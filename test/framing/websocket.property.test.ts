@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { decodeWsFrame, encodeWsFrame } from "../../src/framing/websocket.js";
 
-const text = fc.string({ unit: fc.oneof(fc.constantFrom("a", "é", "中", "👋", "\n", '"', "\\"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })), maxLength: 40 });
+const text = fc.string({
+  unit: fc.oneof(fc.constantFrom("a", "é", "中", "👋", "\n", '"', "\\"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })),
+  maxLength: 40,
+});
 const id = fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), text);
 const params = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 });
 const message = fc.oneof(

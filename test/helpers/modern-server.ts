@@ -15,7 +15,13 @@ export const ENVELOPE_INFO = "io.modelcontextprotocol/clientInfo";
 export const DISCOVER_RESULT = {
   resultType: "complete",
   supportedVersions: ["2026-07-28"],
-  capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
+  capabilities: {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    logging: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
   instructions: "modern instructions",
   ttlMs: 60_000,
   cacheScope: "public",
@@ -27,7 +33,11 @@ export function modernServer(): ScriptedServer {
   server
     .on("server/discover", () => DISCOVER_RESULT)
     .on("initialize", (request, s) => {
-      s.send({ jsonrpc: "2.0", id: request.id, error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2025-11-25" } } });
+      s.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2025-11-25" } },
+      });
       return "silent";
     })
     .on("tools/list", () => ({ resultType: "complete", ttlMs: 5000, cacheScope: "private", tools: [{ name: "echo", inputSchema: { type: "object" } }] }))
@@ -69,6 +79,8 @@ export function heldSubscriptions(client: McpClient): Subscription[] {
 /** Records the subscription ids of the notifications routed to `subscription`. */
 export function routedIds(subscription: Subscription): unknown[] {
   const ids: unknown[] = [];
-  subscription.on("notification", (_method, params) => ids.push((params?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/subscriptionId"]));
+  subscription.on("notification", (_method, params) =>
+    ids.push((params?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/subscriptionId"]),
+  );
   return ids;
 }

@@ -56,7 +56,12 @@ export class ScriptedServer {
     if (custom) result = custom(request, this);
     else if (request.method === "initialize") {
       this.protocolVersion = (request.params as { protocolVersion: string }).protocolVersion;
-      result = { protocolVersion: this.protocolVersion, capabilities: this.capabilities, serverInfo: { name: "scripted", version: "1.0.0" }, instructions: "be nice" };
+      result = {
+        protocolVersion: this.protocolVersion,
+        capabilities: this.capabilities,
+        serverInfo: { name: "scripted", version: "1.0.0" },
+        instructions: "be nice",
+      };
     } else if (request.method === "tools/list") result = { tools: [{ name: "echo", inputSchema: { type: "object" } }] };
     else if (request.method === "tools/call") {
       const args = (request.params as { arguments?: { text?: string } }).arguments;

@@ -12,7 +12,8 @@ import { ScriptedServer } from "./scripted-server.js";
 export const SKILL_URI = "skill://pdf-processing/SKILL.md";
 export const FORMS_URI = "skill://pdf-processing/references/FORMS.md";
 export const LOGO_URI = "skill://pdf-processing/assets/logo.png";
-export const SKILL_MD = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: \"2.1\"\n---\n\nUse references/FORMS.md for forms.\n";
+export const SKILL_MD =
+  '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: "2.1"\n---\n\nUse references/FORMS.md for forms.\n';
 export const FORMS_MD = "# Forms\n\nFill them in.\n";
 export const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10]);
 

@@ -138,19 +138,22 @@ describe("2026 features against the SDK v2 server", () => {
     roots: [{ uri: "file:///project", name: "project" }],
   };
 
-  it.each(["stdio", "http"] as const)("an MRTR round trip (elicitation, then sampling + roots) through the same handlers as the 2025 era, over %s", async (kind) => {
-    let client: McpClient;
-    if (kind === "stdio") client = (await overStdio([modernStdio, "modern-only"], undefined, handlers)).client;
-    else {
-      const server = await startSdkV2Http("reject");
-      track(server);
-      client = await connect({ url: server.url }, handlers);
-      track(client);
-    }
-    expect(client.era).toBe("modern");
-    expect((await client.callTool("confirm", { what: "launch" })).content).toEqual([{ type: "text", text: "confirmed launch: true" }]);
-    expect((await client.callTool("summarize", { topic: "x" })).content).toEqual([{ type: "text", text: "a summary | file:///project" }]);
-  });
+  it.each(["stdio", "http"] as const)(
+    "an MRTR round trip (elicitation, then sampling + roots) through the same handlers as the 2025 era, over %s",
+    async (kind) => {
+      let client: McpClient;
+      if (kind === "stdio") client = (await overStdio([modernStdio, "modern-only"], undefined, handlers)).client;
+      else {
+        const server = await startSdkV2Http("reject");
+        track(server);
+        client = await connect({ url: server.url }, handlers);
+        track(client);
+      }
+      expect(client.era).toBe("modern");
+      expect((await client.callTool("confirm", { what: "launch" })).content).toEqual([{ type: "text", text: "confirmed launch: true" }]);
+      expect((await client.callTool("summarize", { topic: "x" })).content).toEqual([{ type: "text", text: "a summary | file:///project" }]);
+    },
+  );
 
   it("listen delivers tools and resource change notifications from the SDK v2 server over HTTP", async () => {
     const server = await startSdkV2Http("reject");

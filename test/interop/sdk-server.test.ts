@@ -104,7 +104,9 @@ describe("a stdio server that crashes", () => {
   });
 
   it("fails connect() clearly when the command does not exist", async () => {
-    await expect(connect({ command: "definitely-not-a-command-xyz" })).rejects.toThrow(/Cannot start MCP server "definitely-not-a-command-xyz": command not found \(ENOENT\)/);
+    await expect(connect({ command: "definitely-not-a-command-xyz" })).rejects.toThrow(
+      /Cannot start MCP server "definitely-not-a-command-xyz": command not found \(ENOENT\)/,
+    );
   });
 
   it("survives a server that writes garbage between good frames", async () => {

@@ -87,7 +87,11 @@ describe("server-everything over stdio", () => {
     expect(prompts).toEqual(expect.arrayContaining(["simple-prompt", "args-prompt", "completable-prompt"]));
     const prompt = await client.getPrompt("completable-prompt", { department: "Engineering", name: "Alice" });
     expect(JSON.stringify(prompt.messages)).toContain("promote Alice to the head of the Engineering team");
-    const names = await client.complete({ type: "ref/prompt", name: "completable-prompt" }, { name: "name", value: "" }, { arguments: { department: "Sales" } });
+    const names = await client.complete(
+      { type: "ref/prompt", name: "completable-prompt" },
+      { name: "name", value: "" },
+      { arguments: { department: "Sales" } },
+    );
     expect(names.completion.values).toEqual(["David", "Eve", "Frank"]);
   });
 
@@ -103,7 +107,11 @@ describe("server-everything over stdio", () => {
 
   it("reports progress of the long-running tool", async () => {
     const progress: Array<[number, number | undefined]> = [];
-    const result = await client.callTool("trigger-long-running-operation", { duration: 0.3, steps: 3 }, { onProgress: (p) => progress.push([p.progress, p.total]) });
+    const result = await client.callTool(
+      "trigger-long-running-operation",
+      { duration: 0.3, steps: 3 },
+      { onProgress: (p) => progress.push([p.progress, p.total]) },
+    );
     expect(result.content[0]).toMatchObject({ text: expect.stringContaining("completed") });
     expect(progress).toEqual([
       [1, 3],

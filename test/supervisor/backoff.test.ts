@@ -36,20 +36,15 @@ describe("backoffDelay", () => {
 
   it("property: every delay lies in [base * (1 - jitter), base] and never exceeds maxMs", () => {
     fc.assert(
-      fc.property(
-        policies,
-        fc.integer({ min: 0, max: 5000 }),
-        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
-        (p, attempt, r) => {
-          const delay = backoffDelay(attempt, p, () => r);
-          const base = backoffBase(attempt, p);
-          expect(Number.isFinite(delay)).toBe(true);
-          expect(delay).toBeGreaterThanOrEqual(0);
-          expect(delay).toBeLessThanOrEqual(p.maxMs);
-          expect(delay).toBeLessThanOrEqual(base);
-          expect(delay).toBeGreaterThanOrEqual(base * (1 - p.jitter) - 1e-9);
-        },
-      ),
+      fc.property(policies, fc.integer({ min: 0, max: 5000 }), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), (p, attempt, r) => {
+        const delay = backoffDelay(attempt, p, () => r);
+        const base = backoffBase(attempt, p);
+        expect(Number.isFinite(delay)).toBe(true);
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThanOrEqual(p.maxMs);
+        expect(delay).toBeLessThanOrEqual(base);
+        expect(delay).toBeGreaterThanOrEqual(base * (1 - p.jitter) - 1e-9);
+      }),
     );
   });
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  breakerOutcomeOf,
-  CircuitBreaker,
-  CircuitOpenError,
-  type CircuitStateChange,
-} from "../../src/supervisor/circuit-breaker.js";
+import { breakerOutcomeOf, CircuitBreaker, CircuitOpenError, type CircuitStateChange } from "../../src/supervisor/circuit-breaker.js";
 import {
   ConnectionClosedError,
   McpError,

@@ -194,11 +194,7 @@ describe("ConcurrencyLimiter", () => {
   });
 
   it("rejects invalid limits", () => {
-    expect(() => new ConcurrencyLimiter({ server: "s", maxConcurrency: 0, maxQueue: 0 })).toThrow(
-      "maxConcurrency must be an integer >= 1 or Infinity, got 0",
-    );
-    expect(() => new ConcurrencyLimiter({ server: "s", maxConcurrency: 1, maxQueue: -1 })).toThrow(
-      "maxQueue must be an integer >= 0 or Infinity, got -1",
-    );
+    expect(() => new ConcurrencyLimiter({ server: "s", maxConcurrency: 0, maxQueue: 0 })).toThrow("maxConcurrency must be an integer >= 1 or Infinity, got 0");
+    expect(() => new ConcurrencyLimiter({ server: "s", maxConcurrency: 1, maxQueue: -1 })).toThrow("maxQueue must be an integer >= 0 or Infinity, got -1");
   });
 });

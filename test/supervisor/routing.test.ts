@@ -53,11 +53,7 @@ describe("fallbackVerdict reasons", () => {
   it.each([
     [refused, true, { move: true, reason: "TransportError before the request was delivered" }],
     [timeout, true, { move: true, reason: "RequestTimeoutError after the request may have run; the call is idempotent" }],
-    [
-      timeout,
-      false,
-      { move: false, reason: "RequestTimeoutError after the request may have run; the call is not idempotent, so it is not re-sent" },
-    ],
+    [timeout, false, { move: false, reason: "RequestTimeoutError after the request may have run; the call is not idempotent, so it is not re-sent" }],
     [new ProtocolError("bad", -32602), true, { move: false, reason: "the server rejected the request (error -32602)" }],
     [new ToolError("failed", "add", {}), true, { move: false, reason: "the tool reported an error" }],
     [new RequestCancelledError("x"), true, { move: false, reason: "the call was cancelled" }],

@@ -69,7 +69,9 @@ describe("supervisor children", () => {
     for (const where of ["starting", "backoff", "down"] as const) {
       const work = new FakeChild();
       if (where === "starting") work.plan = ["hang"];
-      const actor = createActor(childMachine, { input: { name: "x", work, restart: { ...restart, maxRestarts: where === "down" ? 0 : 3 }, startTimeoutMs: 5000 } });
+      const actor = createActor(childMachine, {
+        input: { name: "x", work, restart: { ...restart, maxRestarts: where === "down" ? 0 : 3 }, startTimeoutMs: 5000 },
+      });
       actor.start();
       await vi.advanceTimersByTimeAsync(0);
       if (where === "backoff" || where === "down") work.crash();

@@ -37,18 +37,9 @@ describe("substituteVariables", () => {
       "${input:token}",
       'invalid substitution "${input:token}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
     ],
-    [
-      "${}",
-      'invalid substitution "${}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
-    ],
-    [
-      "${1ABC}",
-      'invalid substitution "${1ABC}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
-    ],
-    [
-      "${A-b}",
-      'invalid substitution "${A-b}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
-    ],
+    ["${}", 'invalid substitution "${}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")'],
+    ["${1ABC}", 'invalid substitution "${1ABC}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")'],
+    ["${A-b}", 'invalid substitution "${A-b}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")'],
     [
       "${A:-${B}}",
       'invalid substitution "${A:-${B}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',

@@ -143,10 +143,7 @@ describe("loadConfig from a file", () => {
 
   it("keeps an absolute cwd, and resolves a substituted relative one against the file's directory", async () => {
     const absolute = join(dir, "abs");
-    const config = await loadConfig(
-      writeConfig("cwd.json", servers({ a: stdio({ cwd: absolute }), b: stdio({ cwd: "${SUB:-sub}/dir" }) })),
-      { env: {} },
-    );
+    const config = await loadConfig(writeConfig("cwd.json", servers({ a: stdio({ cwd: absolute }), b: stdio({ cwd: "${SUB:-sub}/dir" }) })), { env: {} });
     expect((config.servers.a as StdioServerEntry).cwd).toBe(absolute);
     expect((config.servers.b as StdioServerEntry).cwd).toBe(join(dir, "sub", "dir"));
   });
@@ -392,7 +389,7 @@ describe("every error message", () => {
       'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "2027-01-01"',
     ],
     [
-      "protocol \"latest\"",
+      'protocol "latest"',
       servers({ a: stdio({ protocol: "latest" }) }),
       'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "latest"',
     ],
@@ -402,7 +399,11 @@ describe("every error message", () => {
       'mcp.json, server "a", field "protocol": expected "auto", "legacy" or a protocol version this client speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05), found "2025-06-19"',
     ],
     ["protocol not a string", servers({ a: stdio({ protocol: 2026 }) }), 'mcp.json, server "a", field "protocol": expected a non-empty string, found 2026'],
-    ["autoListen not a boolean", servers({ a: stdio({ autoListen: "yes" }) }), 'mcp.json, server "a", field "autoListen": expected true or false, found the string "yes"'],
+    [
+      "autoListen not a boolean",
+      servers({ a: stdio({ autoListen: "yes" }) }),
+      'mcp.json, server "a", field "autoListen": expected true or false, found the string "yes"',
+    ],
     ["era instead of protocol", servers({ a: stdio({ era: "legacy" }) }), 'mcp.json, server "a", field "era": unknown field; did you mean "protocol"?'],
 
     // --- server names and entries ---
@@ -414,28 +415,48 @@ describe("every error message", () => {
     ],
     [
       "name running into the separator",
-      servers({ "tools_": stdio() }),
+      servers({ tools_: stdio() }),
       'mcp.json, server "tools_": the name ends with "_", which runs into the separator "__" ("tools___tool" would split as "tools" + "_tool"); rename the server or choose another "separator"',
     ],
     ["entry not an object", servers({ a: "node server.js" }), 'mcp.json, server "a": expected an object (a server entry), found the string "node server.js"'],
     ["entry null", servers({ a: null }), 'mcp.json, server "a": expected an object (a server entry), found null'],
     ["neither command nor url", servers({ a: {} }), 'mcp.json, server "a": needs "command" (to run a stdio server) or "url" (to reach a remote one)'],
-    ["both command and url", servers({ a: { command: "x", url: "http://y" } }), 'mcp.json, server "a": has both "command" (stdio) and "url" (remote); keep one'],
+    [
+      "both command and url",
+      servers({ a: { command: "x", url: "http://y" } }),
+      'mcp.json, server "a": has both "command" (stdio) and "url" (remote); keep one',
+    ],
 
     // --- unknown fields, with suggestions and hints ---
     ["typo", servers({ a: { comand: "node" } }), 'mcp.json, server "a", field "comand": unknown field; did you mean "command"?'],
-    ["typo reported before missing command", servers({ a: { comand: "node", args: [] } }), 'mcp.json, server "a", field "comand": unknown field; did you mean "command"?'],
+    [
+      "typo reported before missing command",
+      servers({ a: { comand: "node", args: [] } }),
+      'mcp.json, server "a", field "comand": unknown field; did you mean "command"?',
+    ],
     ["case", servers({ a: stdio({ RequestTimeoutMs: 1 }) }), 'mcp.json, server "a", field "RequestTimeoutMs": unknown field; did you mean "requestTimeoutMs"?'],
-    ["snake_case", servers({ a: stdio({ request_timeout_ms: 1 }) }), 'mcp.json, server "a", field "request_timeout_ms": unknown field; did you mean "requestTimeoutMs"?'],
+    [
+      "snake_case",
+      servers({ a: stdio({ request_timeout_ms: 1 }) }),
+      'mcp.json, server "a", field "request_timeout_ms": unknown field; did you mean "requestTimeoutMs"?',
+    ],
     ["singular", servers({ a: stdio({ fallback: ["b"] }) }), 'mcp.json, server "a", field "fallback": unknown field; did you mean "fallbacks"?'],
     ["top-level only", servers({ a: stdio({ only: ["x"] }) }), 'mcp.json, server "a", field "only": unknown field here; did you mean "only" inside "tools"?'],
-    ["top-level except", servers({ a: stdio({ except: ["x"] }) }), 'mcp.json, server "a", field "except": unknown field here; did you mean "except" inside "tools"?'],
+    [
+      "top-level except",
+      servers({ a: stdio({ except: ["x"] }) }),
+      'mcp.json, server "a", field "except": unknown field here; did you mean "except" inside "tools"?',
+    ],
     [
       "top-level descriptions",
       servers({ a: stdio({ descriptions: {} }) }),
       'mcp.json, server "a", field "descriptions": unknown field here; did you mean "descriptions" inside "tools"?',
     ],
-    ["backoff outside restart", servers({ a: stdio({ backoff: {} }) }), 'mcp.json, server "a", field "backoff": unknown field here; did you mean "backoff" inside "restart"?'],
+    [
+      "backoff outside restart",
+      servers({ a: stdio({ backoff: {} }) }),
+      'mcp.json, server "a", field "backoff": unknown field here; did you mean "backoff" inside "restart"?',
+    ],
     ["timeout", servers({ a: stdio({ timeout: 5 }) }), 'mcp.json, server "a", field "timeout": unknown field; did you mean "requestTimeoutMs"?'],
     ["transport", servers({ a: remote({ transport: "sse" }) }), 'mcp.json, server "a", field "transport": unknown field; did you mean "type"?'],
     [
@@ -462,14 +483,38 @@ describe("every error message", () => {
     ],
 
     // --- fields for the other kind of server ---
-    ["args on a remote server", servers({ a: remote({ args: [] }) }), 'mcp.json, server "a", field "args": applies to stdio servers (with "command"); this server has "url"'],
-    ["env on a remote server", servers({ a: remote({ env: {} }) }), 'mcp.json, server "a", field "env": applies to stdio servers (with "command"); this server has "url"'],
-    ["cwd on a remote server", servers({ a: remote({ cwd: "/" }) }), 'mcp.json, server "a", field "cwd": applies to stdio servers (with "command"); this server has "url"'],
-    ["headers on a stdio server", servers({ a: stdio({ headers: {} }) }), 'mcp.json, server "a", field "headers": applies to remote servers (with "url"); this server has "command"'],
+    [
+      "args on a remote server",
+      servers({ a: remote({ args: [] }) }),
+      'mcp.json, server "a", field "args": applies to stdio servers (with "command"); this server has "url"',
+    ],
+    [
+      "env on a remote server",
+      servers({ a: remote({ env: {} }) }),
+      'mcp.json, server "a", field "env": applies to stdio servers (with "command"); this server has "url"',
+    ],
+    [
+      "cwd on a remote server",
+      servers({ a: remote({ cwd: "/" }) }),
+      'mcp.json, server "a", field "cwd": applies to stdio servers (with "command"); this server has "url"',
+    ],
+    [
+      "headers on a stdio server",
+      servers({ a: stdio({ headers: {} }) }),
+      'mcp.json, server "a", field "headers": applies to remote servers (with "url"); this server has "command"',
+    ],
 
     // --- type ---
-    ["stdio type with url", servers({ a: remote({ type: "stdio" }) }), 'mcp.json, server "a", field "type": "stdio" needs "command", but this server has "url"'],
-    ["remote type with command", servers({ a: stdio({ type: "sse" }) }), 'mcp.json, server "a", field "type": "sse" needs "url", but this server has "command"'],
+    [
+      "stdio type with url",
+      servers({ a: remote({ type: "stdio" }) }),
+      'mcp.json, server "a", field "type": "stdio" needs "command", but this server has "url"',
+    ],
+    [
+      "remote type with command",
+      servers({ a: stdio({ type: "sse" }) }),
+      'mcp.json, server "a", field "type": "sse" needs "url", but this server has "command"',
+    ],
     [
       "misspelt type",
       servers({ a: remote({ type: "streamable_http" }) }),
@@ -487,32 +532,100 @@ describe("every error message", () => {
     ],
 
     // --- wrong types ---
-    ["command not a string", servers({ a: { command: ["node", "x.js"] } }), 'mcp.json, server "a", field "command": expected a non-empty string, found an array'],
+    [
+      "command not a string",
+      servers({ a: { command: ["node", "x.js"] } }),
+      'mcp.json, server "a", field "command": expected a non-empty string, found an array',
+    ],
     ["empty command", servers({ a: { command: "" } }), 'mcp.json, server "a", field "command": expected a non-empty string, found an empty string'],
-    ["args a string", servers({ a: stdio({ args: "--port 3000" }) }), 'mcp.json, server "a", field "args": expected an array of strings, found the string "--port 3000"'],
+    [
+      "args a string",
+      servers({ a: stdio({ args: "--port 3000" }) }),
+      'mcp.json, server "a", field "args": expected an array of strings, found the string "--port 3000"',
+    ],
     ["args element a number", servers({ a: stdio({ args: ["--port", 3000] }) }), 'mcp.json, server "a", field "args[1]": expected a string, found 3000'],
-    ["env an array", servers({ a: stdio({ env: ["A=1"] }) }), 'mcp.json, server "a", field "env": expected an object of strings ({ "NAME": "value" }), found an array'],
+    [
+      "env an array",
+      servers({ a: stdio({ env: ["A=1"] }) }),
+      'mcp.json, server "a", field "env": expected an object of strings ({ "NAME": "value" }), found an array',
+    ],
     ["env value a number", servers({ a: stdio({ env: { PORT: 3000 } }) }), 'mcp.json, server "a", field "env.PORT": expected a string, found 3000'],
-    ["env value with an odd key", servers({ a: stdio({ env: { "my.key": true } }) }), "mcp.json, server \"a\", field \"env['my.key']\": expected a string, found true"],
-    ["header value null", servers({ a: remote({ headers: { "X-Api-Key": null } }) }), 'mcp.json, server "a", field "headers.X-Api-Key": expected a string, found null'],
-    ["disabled a string", servers({ a: stdio({ disabled: "true" }) }), 'mcp.json, server "a", field "disabled": expected true or false, found the string "true"'],
-    ["fallbacks a string", servers({ a: stdio({ fallbacks: "b" }) }), 'mcp.json, server "a", field "fallbacks": expected an array of non-empty strings, found the string "b"'],
-    ["timeout a string", servers({ a: stdio({ requestTimeoutMs: "5000" }) }), 'mcp.json, server "a", field "requestTimeoutMs": expected an integer >= 1, found the string "5000"'],
+    [
+      "env value with an odd key",
+      servers({ a: stdio({ env: { "my.key": true } }) }),
+      'mcp.json, server "a", field "env[\'my.key\']": expected a string, found true',
+    ],
+    [
+      "header value null",
+      servers({ a: remote({ headers: { "X-Api-Key": null } }) }),
+      'mcp.json, server "a", field "headers.X-Api-Key": expected a string, found null',
+    ],
+    [
+      "disabled a string",
+      servers({ a: stdio({ disabled: "true" }) }),
+      'mcp.json, server "a", field "disabled": expected true or false, found the string "true"',
+    ],
+    [
+      "fallbacks a string",
+      servers({ a: stdio({ fallbacks: "b" }) }),
+      'mcp.json, server "a", field "fallbacks": expected an array of non-empty strings, found the string "b"',
+    ],
+    [
+      "timeout a string",
+      servers({ a: stdio({ requestTimeoutMs: "5000" }) }),
+      'mcp.json, server "a", field "requestTimeoutMs": expected an integer >= 1, found the string "5000"',
+    ],
     ["timeout zero", servers({ a: stdio({ requestTimeoutMs: 0 }) }), 'mcp.json, server "a", field "requestTimeoutMs": expected an integer >= 1, found 0'],
-    ["timeout fractional", servers({ a: stdio({ requestTimeoutMs: 2.5 }) }), 'mcp.json, server "a", field "requestTimeoutMs": expected an integer >= 1, found 2.5'],
+    [
+      "timeout fractional",
+      servers({ a: stdio({ requestTimeoutMs: 2.5 }) }),
+      'mcp.json, server "a", field "requestTimeoutMs": expected an integer >= 1, found 2.5',
+    ],
     ["maxConcurrency zero", servers({ a: stdio({ maxConcurrency: 0 }) }), 'mcp.json, server "a", field "maxConcurrency": expected an integer >= 1, found 0'],
     ["maxQueue negative", servers({ a: stdio({ maxQueue: -1 }) }), 'mcp.json, server "a", field "maxQueue": expected an integer >= 0, found -1'],
     ["restart not an object", servers({ a: stdio({ restart: true }) }), 'mcp.json, server "a", field "restart": expected an object, found true'],
-    ["maxRestarts negative", servers({ a: stdio({ restart: { maxRestarts: -1 } }) }), 'mcp.json, server "a", field "restart.maxRestarts": expected an integer >= 0, found -1'],
+    [
+      "maxRestarts negative",
+      servers({ a: stdio({ restart: { maxRestarts: -1 } }) }),
+      'mcp.json, server "a", field "restart.maxRestarts": expected an integer >= 0, found -1',
+    ],
     ["withinMs zero", servers({ a: stdio({ restart: { withinMs: 0 } }) }), 'mcp.json, server "a", field "restart.withinMs": expected an integer >= 1, found 0'],
-    ["cooldownMs negative", servers({ a: stdio({ restart: { cooldownMs: -5 } }) }), 'mcp.json, server "a", field "restart.cooldownMs": expected an integer >= 0, found -5'],
-    ["healthyAfterMs fractional", servers({ a: stdio({ restart: { healthyAfterMs: 1.5 } }) }), 'mcp.json, server "a", field "restart.healthyAfterMs": expected an integer >= 0, found 1.5'],
-    ["healthyAfterMs outside restart", servers({ a: stdio({ healthyAfterMs: 5000 }) }), 'mcp.json, server "a", field "healthyAfterMs": unknown field here; did you mean "healthyAfterMs" inside "restart"?'],
+    [
+      "cooldownMs negative",
+      servers({ a: stdio({ restart: { cooldownMs: -5 } }) }),
+      'mcp.json, server "a", field "restart.cooldownMs": expected an integer >= 0, found -5',
+    ],
+    [
+      "healthyAfterMs fractional",
+      servers({ a: stdio({ restart: { healthyAfterMs: 1.5 } }) }),
+      'mcp.json, server "a", field "restart.healthyAfterMs": expected an integer >= 0, found 1.5',
+    ],
+    [
+      "healthyAfterMs outside restart",
+      servers({ a: stdio({ healthyAfterMs: 5000 }) }),
+      'mcp.json, server "a", field "healthyAfterMs": unknown field here; did you mean "healthyAfterMs" inside "restart"?',
+    ],
     ["startTimeoutMs zero", servers({ a: stdio({ startTimeoutMs: 0 }) }), 'mcp.json, server "a", field "startTimeoutMs": expected an integer >= 1, found 0'],
-    ["initialMs negative", servers({ a: stdio({ restart: { backoff: { initialMs: -1 } } }) }), 'mcp.json, server "a", field "restart.backoff.initialMs": expected an integer >= 0, found -1'],
-    ["factor below 1", servers({ a: stdio({ restart: { backoff: { factor: 0.5 } } }) }), 'mcp.json, server "a", field "restart.backoff.factor": expected a number >= 1, found 0.5'],
-    ["jitter above 1", servers({ a: stdio({ restart: { backoff: { jitter: 1.5 } } }) }), 'mcp.json, server "a", field "restart.backoff.jitter": expected a number from 0 to 1, found 1.5'],
-    ["jitter a string", servers({ a: stdio({ restart: { backoff: { jitter: "10%" } } }) }), 'mcp.json, server "a", field "restart.backoff.jitter": expected a number from 0 to 1, found the string "10%"'],
+    [
+      "initialMs negative",
+      servers({ a: stdio({ restart: { backoff: { initialMs: -1 } } }) }),
+      'mcp.json, server "a", field "restart.backoff.initialMs": expected an integer >= 0, found -1',
+    ],
+    [
+      "factor below 1",
+      servers({ a: stdio({ restart: { backoff: { factor: 0.5 } } }) }),
+      'mcp.json, server "a", field "restart.backoff.factor": expected a number >= 1, found 0.5',
+    ],
+    [
+      "jitter above 1",
+      servers({ a: stdio({ restart: { backoff: { jitter: 1.5 } } }) }),
+      'mcp.json, server "a", field "restart.backoff.jitter": expected a number from 0 to 1, found 1.5',
+    ],
+    [
+      "jitter a string",
+      servers({ a: stdio({ restart: { backoff: { jitter: "10%" } } }) }),
+      'mcp.json, server "a", field "restart.backoff.jitter": expected a number from 0 to 1, found the string "10%"',
+    ],
     [
       "maxMs below initialMs",
       servers({ a: stdio({ restart: { backoff: { initialMs: 1000, maxMs: 500 } } }) }),
@@ -528,13 +641,37 @@ describe("every error message", () => {
       servers({ a: stdio({ restart: { backoff: { initialMs: 60_000 } } }) }),
       'mcp.json, server "a", field "restart.backoff.initialMs": expected at most maxMs (30000, the default), found 60000',
     ],
-    ["failureThreshold zero", servers({ a: stdio({ circuit: { failureThreshold: 0 } }) }), 'mcp.json, server "a", field "circuit.failureThreshold": expected an integer >= 1, found 0'],
-    ["circuit cooldown a string", servers({ a: stdio({ circuit: { cooldownMs: "10s" } }) }), 'mcp.json, server "a", field "circuit.cooldownMs": expected an integer >= 0, found the string "10s"'],
+    [
+      "failureThreshold zero",
+      servers({ a: stdio({ circuit: { failureThreshold: 0 } }) }),
+      'mcp.json, server "a", field "circuit.failureThreshold": expected an integer >= 1, found 0',
+    ],
+    [
+      "circuit cooldown a string",
+      servers({ a: stdio({ circuit: { cooldownMs: "10s" } }) }),
+      'mcp.json, server "a", field "circuit.cooldownMs": expected an integer >= 0, found the string "10s"',
+    ],
     ["tools an array", servers({ a: stdio({ tools: ["x"] }) }), 'mcp.json, server "a", field "tools": expected an object, found an array'],
-    ["only a string", servers({ a: stdio({ tools: { only: "read_file" } }) }), 'mcp.json, server "a", field "tools.only": expected an array of non-empty strings, found the string "read_file"'],
-    ["only with an empty name", servers({ a: stdio({ tools: { only: ["a", ""] } }) }), 'mcp.json, server "a", field "tools.only[1]": expected a non-empty string, found an empty string'],
-    ["description a number", servers({ a: stdio({ tools: { descriptions: { t: 1 } } }) }), 'mcp.json, server "a", field "tools.descriptions.t": expected a string, found 1'],
-    ["filter in JSON", servers({ a: stdio({ tools: { filter: "x => true" } }) }), 'mcp.json, server "a", field "tools.filter": expected a function, found the string "x => true"'],
+    [
+      "only a string",
+      servers({ a: stdio({ tools: { only: "read_file" } }) }),
+      'mcp.json, server "a", field "tools.only": expected an array of non-empty strings, found the string "read_file"',
+    ],
+    [
+      "only with an empty name",
+      servers({ a: stdio({ tools: { only: ["a", ""] } }) }),
+      'mcp.json, server "a", field "tools.only[1]": expected a non-empty string, found an empty string',
+    ],
+    [
+      "description a number",
+      servers({ a: stdio({ tools: { descriptions: { t: 1 } } }) }),
+      'mcp.json, server "a", field "tools.descriptions.t": expected a string, found 1',
+    ],
+    [
+      "filter in JSON",
+      servers({ a: stdio({ tools: { filter: "x => true" } }) }),
+      'mcp.json, server "a", field "tools.filter": expected a function, found the string "x => true"',
+    ],
     [
       "a long string is shortened",
       servers({ a: stdio({ args: "x".repeat(100) }) }),
@@ -542,9 +679,21 @@ describe("every error message", () => {
     ],
 
     // --- url ---
-    ["url not a URL", servers({ a: { url: "localhost:3000/mcp" } }), 'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "localhost:3000/mcp"'],
-    ["url relative", servers({ a: { url: "/mcp" } }), 'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "/mcp"'],
-    ["url with another scheme", servers({ a: { url: "ftp://x/mcp" } }), 'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "ftp://x/mcp"'],
+    [
+      "url not a URL",
+      servers({ a: { url: "localhost:3000/mcp" } }),
+      'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "localhost:3000/mcp"',
+    ],
+    [
+      "url relative",
+      servers({ a: { url: "/mcp" } }),
+      'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "/mcp"',
+    ],
+    [
+      "url with another scheme",
+      servers({ a: { url: "ftp://x/mcp" } }),
+      'mcp.json, server "a", field "url": expected an absolute http://, https://, ws:// or wss:// URL, found the string "ftp://x/mcp"',
+    ],
     [
       "url bad after substitution",
       servers({ a: { url: "${HOST}/mcp" } }),
@@ -559,11 +708,31 @@ describe("every error message", () => {
     ],
 
     // --- substitution ---
-    ["missing variable in env", servers({ github: stdio({ env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } }) }), `mcp.json, server "github", field "env.GITHUB_TOKEN": environment variable GITHUB_TOKEN is not set ${VAR_HELP}`],
-    ["missing variable in command", servers({ a: { command: "${NODE_BIN}" } }), 'mcp.json, server "a", field "command": environment variable NODE_BIN is not set (use ${NODE_BIN:-default} to give a default)'],
-    ["missing variable in args", servers({ a: stdio({ args: ["ok", "--key=${KEY}"] }) }), 'mcp.json, server "a", field "args[1]": environment variable KEY is not set (use ${KEY:-default} to give a default)'],
-    ["missing variable in cwd", servers({ a: stdio({ cwd: "${WORKDIR}" }) }), 'mcp.json, server "a", field "cwd": environment variable WORKDIR is not set (use ${WORKDIR:-default} to give a default)'],
-    ["missing variable in url", servers({ a: { url: "https://${HOST}/mcp" } }), 'mcp.json, server "a", field "url": environment variable HOST is not set (use ${HOST:-default} to give a default)'],
+    [
+      "missing variable in env",
+      servers({ github: stdio({ env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } }) }),
+      `mcp.json, server "github", field "env.GITHUB_TOKEN": environment variable GITHUB_TOKEN is not set ${VAR_HELP}`,
+    ],
+    [
+      "missing variable in command",
+      servers({ a: { command: "${NODE_BIN}" } }),
+      'mcp.json, server "a", field "command": environment variable NODE_BIN is not set (use ${NODE_BIN:-default} to give a default)',
+    ],
+    [
+      "missing variable in args",
+      servers({ a: stdio({ args: ["ok", "--key=${KEY}"] }) }),
+      'mcp.json, server "a", field "args[1]": environment variable KEY is not set (use ${KEY:-default} to give a default)',
+    ],
+    [
+      "missing variable in cwd",
+      servers({ a: stdio({ cwd: "${WORKDIR}" }) }),
+      'mcp.json, server "a", field "cwd": environment variable WORKDIR is not set (use ${WORKDIR:-default} to give a default)',
+    ],
+    [
+      "missing variable in url",
+      servers({ a: { url: "https://${HOST}/mcp" } }),
+      'mcp.json, server "a", field "url": environment variable HOST is not set (use ${HOST:-default} to give a default)',
+    ],
     [
       "missing variable in a header",
       servers({ a: remote({ headers: { Authorization: "Bearer ${API_TOKEN}" } }) }),
@@ -588,10 +757,22 @@ describe("every error message", () => {
 
     // --- fallbacks ---
     ["fallback to itself", servers({ a: stdio({ fallbacks: ["a"] }) }), 'mcp.json, server "a", field "fallbacks[0]": a server cannot be its own fallback'],
-    ["fallback misspelt", servers({ math: stdio({ fallbacks: ["math3"] }), math2: stdio() }), 'mcp.json, server "math", field "fallbacks[0]": no server named "math3"; did you mean "math2"?'],
-    ["fallback unknown", servers({ a: stdio({ fallbacks: ["zzz"] }), b: stdio(), c: stdio() }), 'mcp.json, server "a", field "fallbacks[0]": no server named "zzz" (servers: a, b, c)'],
+    [
+      "fallback misspelt",
+      servers({ math: stdio({ fallbacks: ["math3"] }), math2: stdio() }),
+      'mcp.json, server "math", field "fallbacks[0]": no server named "math3"; did you mean "math2"?',
+    ],
+    [
+      "fallback unknown",
+      servers({ a: stdio({ fallbacks: ["zzz"] }), b: stdio(), c: stdio() }),
+      'mcp.json, server "a", field "fallbacks[0]": no server named "zzz" (servers: a, b, c)',
+    ],
     ["fallback twice", servers({ a: stdio({ fallbacks: ["b", "b"] }), b: stdio() }), 'mcp.json, server "a", field "fallbacks[1]": "b" is listed twice'],
-    ["fallback empty name", servers({ a: stdio({ fallbacks: [""] }) }), 'mcp.json, server "a", field "fallbacks[0]": expected a non-empty string, found an empty string'],
+    [
+      "fallback empty name",
+      servers({ a: stdio({ fallbacks: [""] }) }),
+      'mcp.json, server "a", field "fallbacks[0]": expected a non-empty string, found an empty string',
+    ],
   ];
 
   it.each(table)("%s", (_label, input, message, env) => {

@@ -17,7 +17,12 @@ const board = boardsAfterEach();
 /** A scripted server whose `slow` tool never answers and whose `echo` answers at once. */
 function server(): ScriptedServer {
   return new ScriptedServer()
-    .on("tools/list", () => ({ tools: [{ name: "echo", inputSchema: { type: "object" } }, { name: "slow", inputSchema: { type: "object" } }] }))
+    .on("tools/list", () => ({
+      tools: [
+        { name: "echo", inputSchema: { type: "object" } },
+        { name: "slow", inputSchema: { type: "object" } },
+      ],
+    }))
     .on("tools/call", (request) => ((request.params as { name: string }).name === "slow" ? "silent" : { content: [{ type: "text", text: "ok" }] }));
 }
 
@@ -90,7 +95,10 @@ describe("Switchboard direct path", () => {
     await b.start();
     await waitFor(() => s.messages("tools/list").length === 1);
     expect((await b.callTool("s__echo", { text: "one" })).content).toEqual([{ type: "text", text: "one" }]);
-    tools = [{ name: "echo2", inputSchema: { type: "object" } }, { name: "hidden", inputSchema: { type: "object" } }];
+    tools = [
+      { name: "echo2", inputSchema: { type: "object" } },
+      { name: "hidden", inputSchema: { type: "object" } },
+    ];
     s.notify("notifications/tools/list_changed");
     await waitFor(() => s.messages("tools/list").length === 2);
     await new Promise((r) => setTimeout(r, 20));

@@ -28,10 +28,12 @@ afterEach(async () => {
 });
 
 describe("Switchboard across protocol eras", () => {
-  it("honours a server entry's protocol: \"legacy\" sends initialize first, the default probes with server/discover", async () => {
+  it('honours a server entry\'s protocol: "legacy" sends initialize first, the default probes with server/discover', async () => {
     const pinned = new ScriptedServer();
     const probed = new ScriptedServer();
-    board = new Switchboard({ servers: { pinned: { transport: () => pinned.clientSide, protocol: "legacy" }, probed: { transport: () => probed.clientSide } } });
+    board = new Switchboard({
+      servers: { pinned: { transport: () => pinned.clientSide, protocol: "legacy" }, probed: { transport: () => probed.clientSide } },
+    });
     await board.start();
     expect((pinned.received[0] as { method: string }).method).toBe("initialize");
     expect((probed.received[0] as { method: string }).method).toBe("server/discover");
@@ -149,7 +151,10 @@ describe("Switchboard across protocol eras", () => {
     await board.listTools();
     // As if this command line had served 2026 before and was downgraded since.
     const identity = board.client("old")!.connection.transport.identity;
-    rememberVerdict(identity, { kind: "modern", discover: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 60_000, cacheScope: "public" } });
+    rememberVerdict(identity, {
+      kind: "modern",
+      discover: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 60_000, cacheScope: "public" },
+    });
     const kill = () => process.kill((board!.client("old")!.connection.transport as StdioTransport).pid!, "SIGKILL");
     kill();
     await waitFor(() => board!.status().old.restarts === 1 && board!.status().old.state === "up");

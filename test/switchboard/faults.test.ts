@@ -120,7 +120,15 @@ describe("start failures no restart can fix go down at once", () => {
 
 describe("restart pacing and edges", () => {
   it("a server that crashes as soon as it is up is restarted after growing delays (initialMs x factor, capped)", async () => {
-    const b = board({ servers: { flappy: { command: node, args: [echoServer], restart: { maxRestarts: 10, withinMs: 60_000, backoff: { initialMs: 20, maxMs: 80, factor: 2, jitter: 0 } } } } });
+    const b = board({
+      servers: {
+        flappy: {
+          command: node,
+          args: [echoServer],
+          restart: { maxRestarts: 10, withinMs: 60_000, backoff: { initialMs: 20, maxMs: 80, factor: 2, jitter: 0 } },
+        },
+      },
+    });
     const seen = record(b);
     b.on("up", () => process.kill(pidOf(b, "flappy"), "SIGKILL"));
     await b.start();
@@ -146,7 +154,11 @@ describe("restart pacing and edges", () => {
   });
 
   it("stop() during a restart backoff ends it: no restart afterwards, no process, state stopped", async () => {
-    const b = board({ servers: { echo: { command: node, args: [echoServer], restart: { ...fastRestart, backoff: { ...fastRestart.backoff, initialMs: 10_000, maxMs: 10_000 } } } } });
+    const b = board({
+      servers: {
+        echo: { command: node, args: [echoServer], restart: { ...fastRestart, backoff: { ...fastRestart.backoff, initialMs: 10_000, maxMs: 10_000 } } },
+      },
+    });
     const seen = record(b);
     await b.start();
     process.kill(pidOf(b, "echo"), "SIGKILL");
@@ -167,7 +179,12 @@ describe("restart pacing and edges", () => {
   it("1,000 queued calls all settle when the server dies under them", async () => {
     const b = board({ servers: { slow: { command: node, args: [echoServer], maxConcurrency: 4, maxQueue: 1000, restart: fastRestart } } });
     await b.start();
-    const calls = Array.from({ length: 1004 }, () => b.callTool("slow__slow", { ms: 5000 }).then(() => "ok", (e: unknown) => e));
+    const calls = Array.from({ length: 1004 }, () =>
+      b.callTool("slow__slow", { ms: 5000 }).then(
+        () => "ok",
+        (e: unknown) => e,
+      ),
+    );
     await waitFor(() => b.status().slow.inFlight === 4 && b.status().slow.queued === 1000);
     process.kill(pidOf(b, "slow"), "SIGKILL");
     const outcomes = await Promise.all(calls);

@@ -158,9 +158,11 @@ describe("applyToolFilter", () => {
 describe("unmatchedFilterNames", () => {
   it("lists patterns and description names that match no tool", () => {
     const tools = [{ name: "read_file" }, { name: "search" }];
-    expect(
-      unmatchedFilterNames(tools, { only: ["read_*", "raed_file"], except: ["gone"], descriptions: { search: "x", serch: "y" } }),
-    ).toEqual(["raed_file", "gone", "serch"]);
+    expect(unmatchedFilterNames(tools, { only: ["read_*", "raed_file"], except: ["gone"], descriptions: { search: "x", serch: "y" } })).toEqual([
+      "raed_file",
+      "gone",
+      "serch",
+    ]);
     expect(unmatchedFilterNames(tools, {})).toEqual([]);
   });
 });

@@ -48,7 +48,12 @@ describe("Switchboard", () => {
     b.on("up", (e) => events.push(`up:${e.restarts}`));
     await b.start();
     const pid = pidOf(b, "echo");
-    const calls = Array.from({ length: 64 }, () => b.callTool("echo__slow", { ms: 5000 }).then(() => "ok", (e: unknown) => e));
+    const calls = Array.from({ length: 64 }, () =>
+      b.callTool("echo__slow", { ms: 5000 }).then(
+        () => "ok",
+        (e: unknown) => e,
+      ),
+    );
     await new Promise((r) => setTimeout(r, 200));
     const killedAt = Date.now();
     process.kill(pid, "SIGKILL");
@@ -68,7 +73,9 @@ describe("Switchboard", () => {
 
   it("a server that dies on every start goes down after the intensity limit and is not spawned again", async () => {
     const b = board({
-      servers: { broken: { command: node, args: ["-e", "process.stderr.write('no config\\n'); process.exit(2)"], restart: { ...fastRestart, maxRestarts: 3 } } },
+      servers: {
+        broken: { command: node, args: ["-e", "process.stderr.write('no config\\n'); process.exit(2)"], restart: { ...fastRestart, maxRestarts: 3 } },
+      },
     });
     const downs: string[] = [];
     b.on("down", (e) => downs.push(e.reason));

@@ -72,7 +72,11 @@ describe("a Switchboard with telemetry in its client options", () => {
     await board.start();
     await board.callTool("a__meta", {});
     await board.callTool("b__fail", {});
-    expect(toolCalls(h).map((span) => span.name).sort()).toEqual(["tools/call fail", "tools/call meta"]);
+    expect(
+      toolCalls(h)
+        .map((span) => span.name)
+        .sort(),
+    ).toEqual(["tools/call fail", "tools/call meta"]);
   });
 });
 
@@ -81,7 +85,9 @@ describe("agent-loop spans", () => {
     const h = await harness();
     const client = await stdioClient(h);
     const tracer = h.tracerProvider.getTracer("agent");
-    const toolSpan = tracer.startSpan("execute_tool files__meta", { attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "execute_tool", [ATTR_GEN_AI_TOOL_NAME]: "files__meta" } });
+    const toolSpan = tracer.startSpan("execute_tool files__meta", {
+      attributes: { [ATTR_GEN_AI_OPERATION_NAME]: "execute_tool", [ATTR_GEN_AI_TOOL_NAME]: "files__meta" },
+    });
     const result = await context.with(toolSpanContext(toolSpan), () => client.callTool("meta", {}));
     toolSpan.end();
 
@@ -169,7 +175,13 @@ describe("runAgent with telemetry.agentEvents()", () => {
     const model: AgentModel = async ({ turn }) =>
       turn === 1
         ? {
-            message: { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "files__meta", input: {} }, { type: "tool_use", id: "c2", name: "files__fail", input: {} }] },
+            message: {
+              role: "assistant",
+              content: [
+                { type: "tool_use", id: "c1", name: "files__meta", input: {} },
+                { type: "tool_use", id: "c2", name: "files__fail", input: {} },
+              ],
+            },
             usage: { inputTokens: 30, outputTokens: 8 },
             stopReason: "tool_calls",
           }

@@ -80,7 +80,11 @@ describe("telemetry over stdio (SDK v1 McpServer)", () => {
     const h = await harness();
     await stdioClient(h);
     const [initialize] = spansNamed(h, "initialize");
-    expect(initialize.attributes).toMatchObject({ [ATTR_MCP_METHOD_NAME]: "initialize", [ATTR_MCP_PROTOCOL_VERSION]: "2025-11-25", [ATTR_JSONRPC_REQUEST_ID]: expect.any(String) });
+    expect(initialize.attributes).toMatchObject({
+      [ATTR_MCP_METHOD_NAME]: "initialize",
+      [ATTR_MCP_PROTOCOL_VERSION]: "2025-11-25",
+      [ATTR_JSONRPC_REQUEST_ID]: expect.any(String),
+    });
     const [initialized] = spansNamed(h, "notifications/initialized");
     expect(initialized.attributes[ATTR_JSONRPC_REQUEST_ID]).toBeUndefined();
     // Sent before the connection is ready, it still names the version the initialize response gave.

@@ -14,10 +14,14 @@ describe("examples/telemetry/console-traces.ts", () => {
     expect(stdout).toContain("name: 'tools/call echo'");
     expect(stdout).toContain("'mcp.method.name': 'tools/call'");
     expect(stdout).toContain("'gen_ai.tool.name': 'add'");
-    const step = /traceId: '([0-9a-f]{32})',\s+parentSpanContext: undefined,\s+traceState: undefined,\s+name: 'agent step',\s+id: '([0-9a-f]{16})'/.exec(stdout);
+    const step = /traceId: '([0-9a-f]{32})',\s+parentSpanContext: undefined,\s+traceState: undefined,\s+name: 'agent step',\s+id: '([0-9a-f]{16})'/.exec(
+      stdout,
+    );
     expect(step).not.toBeNull();
     const [, traceId, stepId] = step!;
-    const echo = new RegExp(`traceId: '${traceId}',\\s+parentSpanContext: \\{[^}]*spanId: '${stepId}'[^}]*\\},\\s+traceState: undefined,\\s+name: 'tools/call echo'`).exec(stdout);
+    const echo = new RegExp(
+      `traceId: '${traceId}',\\s+parentSpanContext: \\{[^}]*spanId: '${stepId}'[^}]*\\},\\s+traceState: undefined,\\s+name: 'tools/call echo'`,
+    ).exec(stdout);
     expect(echo).not.toBeNull();
   });
 });

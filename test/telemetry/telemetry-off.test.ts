@@ -15,7 +15,15 @@ describe("telemetry off", () => {
   it("never loads @opentelemetry/api; enabling telemetry without it is a ConfigError naming the package", async () => {
     const { stdout } = await run(
       process.execPath,
-      ["--import", here("./fixtures/hide-otel-api.mjs"), "--import", "tsx", here("./fixtures/without-otel.ts"), process.execPath, here("./fixtures/traced-stdio.mjs")],
+      [
+        "--import",
+        here("./fixtures/hide-otel-api.mjs"),
+        "--import",
+        "tsx",
+        here("./fixtures/without-otel.ts"),
+        process.execPath,
+        here("./fixtures/traced-stdio.mjs"),
+      ],
       { timeout: 20_000 },
     );
     const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as { called: boolean; attemptsWhileOff: number; failure?: { name: string; message: string } };

@@ -48,8 +48,16 @@ async function answering(reply: (res: ServerResponse, id: unknown) => void) {
 
 describe("Streamable HTTP replies that lie", () => {
   const cases: [string, (res: ServerResponse, id: unknown) => void, RegExp][] = [
-    ["a JSON body that does not parse", (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0",'), /answered HTTP 200 with a JSON body that does not parse/],
-    ["a JSON body answering another id", (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":999,"result":{}}'), /answered HTTP 200 with JSON that holds no response to request \d+/],
+    [
+      "a JSON body that does not parse",
+      (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0",'),
+      /answered HTTP 200 with a JSON body that does not parse/,
+    ],
+    [
+      "a JSON body answering another id",
+      (res) => res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":999,"result":{}}'),
+      /answered HTTP 200 with JSON that holds no response to request \d+/,
+    ],
     [
       "a Content-Length longer than the body",
       (res, id) => {
@@ -114,7 +122,13 @@ describe("Streamable HTTP replies that lie", () => {
   it("invalid UTF-8 in an event: replaced, reported if it breaks the JSON, and the call still ends", async () => {
     const { client } = await answering((res, id) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(Buffer.concat([Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}}\n\n')]));
+      res.write(
+        Buffer.concat([
+          Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'),
+          Buffer.from([0xff, 0xfe, 0xc3]),
+          Buffer.from('"}}\n\n'),
+        ]),
+      );
       res.write(Buffer.concat([Buffer.from("data: "), Buffer.from([0xc0, 0x80]), Buffer.from("\n\n")]));
       res.end(`data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[]}}\n\n`);
     });
@@ -156,7 +170,9 @@ describe("WebSocket and stdio peers", () => {
   it("a WebSocket redirect is refused with the place it pointed to", async () => {
     const server = track(await startHostileHttp(({ res }) => (res.writeHead(307, { location: "ws://127.0.0.1:1/elsewhere" }).end(), true)));
     const error = await connect({ url: `ws://127.0.0.1:${server.port}/mcp` }, { protocol: "legacy" }).catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/handshake with .* failed: HTTP 307 \(a redirect to ws:\/\/127\.0\.0\.1:1\/elsewhere; connect to that URL instead/);
+    expect((error as Error).message).toMatch(
+      /handshake with .* failed: HTTP 307 \(a redirect to ws:\/\/127\.0\.0\.1:1\/elsewhere; connect to that URL instead/,
+    );
   });
 
   it("WebSocket: JSON nested 100,000 deep is answered, nothing crashes", async () => {

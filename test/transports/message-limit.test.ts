@@ -59,7 +59,10 @@ async function floodingServer(answer: (res: ServerResponse, id: unknown) => void
 
 /** The flood call fails at once with the limit named; a call made alongside and one made after succeed. */
 async function floodFailsAlone(client: McpClient, where: RegExp): Promise<void> {
-  const [flooded, beside] = await Promise.all([client.callTool("flood", {}, { timeoutMs: 60_000 }).catch((e: unknown) => e), client.callTool("echo", { beside: true })]);
+  const [flooded, beside] = await Promise.all([
+    client.callTool("flood", {}, { timeoutMs: 60_000 }).catch((e: unknown) => e),
+    client.callTool("echo", { beside: true }),
+  ]);
   expectTooLarge(flooded, where);
   expect(beside.content).toEqual([{ type: "text", text: '{"beside":true}' }]);
   expect((await client.callTool("echo", { after: true })).content).toEqual([{ type: "text", text: '{"after":true}' }]);
@@ -118,7 +121,10 @@ describe("Streamable HTTP", () => {
 describe("stdio", () => {
   it("a line over the limit fails the request it answers at once (its id read from the line's end); the next call works", async () => {
     const client = track(await connect({ command: node, args: [HOSTILE_STDIO] }, { protocol: "legacy", maxMessageBytes: LIMIT }));
-    const [big, beside] = await Promise.all([client.callTool("big", { bytes: 2 * LIMIT }, { timeoutMs: 60_000 }).catch((e: unknown) => e), client.callTool("echo", { beside: 1 })]);
+    const [big, beside] = await Promise.all([
+      client.callTool("big", { bytes: 2 * LIMIT }, { timeoutMs: 60_000 }).catch((e: unknown) => e),
+      client.callTool("echo", { beside: 1 }),
+    ]);
     expectTooLarge(big, new RegExp(`MCP server "${node} ${HOSTILE_STDIO}" sent a message of at least \\d+ bytes`));
     expect(beside.content).toEqual([{ type: "text", text: '{"beside":1}' }]);
     expect((await client.callTool("big", { bytes: 1000 })).content[0]).toMatchObject({ type: "text" });
@@ -162,18 +168,26 @@ describe("WebSocket", () => {
 
 describe("the option", () => {
   it("must be a positive integer", async () => {
-    await expect(connect({ url: "http://127.0.0.1:9/mcp" }, { maxMessageBytes: 0 })).rejects.toThrow(/maxMessageBytes must be a positive integer \(bytes\), got 0/);
+    await expect(connect({ url: "http://127.0.0.1:9/mcp" }, { maxMessageBytes: 0 })).rejects.toThrow(
+      /maxMessageBytes must be a positive integer \(bytes\), got 0/,
+    );
   });
 
   it("is a per-server config field, checked like the others", async () => {
     const { parseConfig } = await import("../../src/index.js");
     const config = parseConfig({ mcpServers: { big: { command: "x", maxMessageBytes: 1 << 26 } } }, { file: "mcp.json" });
     expect(config.servers.big.maxMessageBytes).toBe(1 << 26);
-    expect(() => parseConfig({ mcpServers: { bad: { command: "x", maxMessageBytes: 0 } } }, { file: "mcp.json" })).toThrow(/mcp\.json, server "bad", field "maxMessageBytes"/);
+    expect(() => parseConfig({ mcpServers: { bad: { command: "x", maxMessageBytes: 0 } } }, { file: "mcp.json" })).toThrow(
+      /mcp\.json, server "bad", field "maxMessageBytes"/,
+    );
   });
 
   it("reaches every transport from the Switchboard's per-server config field", async () => {
-    const server = track(await startHostileHttp(({ body, res }) => (body?.method === "tools/call" ? (replyJson(res, body.id, { content: [{ type: "text", text: "y".repeat(4096) }] }), true) : false)));
+    const server = track(
+      await startHostileHttp(({ body, res }) =>
+        body?.method === "tools/call" ? (replyJson(res, body.id, { content: [{ type: "text", text: "y".repeat(4096) }] }), true) : false,
+      ),
+    );
     const { Switchboard } = await import("../../src/index.js");
     const board = new Switchboard({ servers: { tiny: { url: server.url, type: "streamable-http", protocol: "legacy", maxMessageBytes: 1000 } } });
     track({ close: () => board.stop() });

@@ -40,7 +40,10 @@ describe("Streamable HTTP auth", () => {
     const server = await startRawMcpHttp();
     later(server.close);
     let generation = 0;
-    const client = await connected({ url: server.url, auth: () => ({ Authorization: `Bearer token-${generation}`, "X-Tenant": "acme" }) }, { protocol: "legacy" });
+    const client = await connected(
+      { url: server.url, auth: () => ({ Authorization: `Bearer token-${generation}`, "X-Tenant": "acme" }) },
+      { protocol: "legacy" },
+    );
     generation = 1;
     await client.callTool("echo", {});
     generation = 2;
@@ -118,7 +121,9 @@ async function oldSseServer(): Promise<{ origin: string; seen: string[] }> {
       res.writeHead(202).end();
       const message = JSON.parse(text);
       if (message.method === "initialize") {
-        stream?.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "old-sse", version: "1" } } })}\n\n`);
+        stream?.write(
+          `data: ${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2024-11-05", capabilities: {}, serverInfo: { name: "old-sse", version: "1" } } })}\n\n`,
+        );
       }
     });
   });
@@ -158,17 +163,26 @@ describe("WebSocket keep-alive", () => {
   it("drops a peer that stops answering pings, with a message that says so", async () => {
     const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, autoPong: false, handleProtocols: () => "mcp" });
     await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-    later(() => new Promise((resolve) => {
-      for (const socket of wss.clients) socket.terminate();
-      wss.close(resolve);
-    }));
+    later(
+      () =>
+        new Promise((resolve) => {
+          for (const socket of wss.clients) socket.terminate();
+          wss.close(resolve);
+        }),
+    );
     let headers: http.IncomingHttpHeaders | undefined;
     wss.on("connection", (socket, request) => {
       headers = request.headers;
       socket.on("message", (data) => {
         const message = JSON.parse(data.toString());
         if (message.method === "initialize") {
-          socket.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "mute", version: "1" } } }));
+          socket.send(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: message.id,
+              result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "mute", version: "1" } },
+            }),
+          );
         }
       });
     });

@@ -6,13 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, SessionExpiredError, type McpClient } from "../../src/index.js";
 import type { StreamableHttpTransport } from "../../src/transports/streamable-http.js";
-import {
-  startCuttingProxy,
-  startLegacySseServer,
-  startStreamableHttpServer,
-  startWebSocketServer,
-  type RunningServer,
-} from "../fixtures/http-servers.js";
+import { startCuttingProxy, startLegacySseServer, startStreamableHttpServer, startWebSocketServer, type RunningServer } from "../fixtures/http-servers.js";
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

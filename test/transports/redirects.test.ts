@@ -73,7 +73,9 @@ describe("redirects that are refused", () => {
   it("a redirect to another origin: refused with both URLs and the reason, and no credentials reach it", async () => {
     const elsewhere = track(await startHostileHttp());
     const server = track(await startHostileHttp(({ res }) => redirect(res, 307, `${elsewhere.url}`)));
-    const error = await connect({ url: server.url, auth: { token: "s3cret" }, headers: { "X-Api-Key": "k3y" } }, { protocol: "legacy" }).catch((e: unknown) => e);
+    const error = await connect({ url: server.url, auth: { token: "s3cret" }, headers: { "X-Api-Key": "k3y" } }, { protocol: "legacy" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TransportError);
     const message = (error as Error).message;
     expect(message).toContain(server.url);

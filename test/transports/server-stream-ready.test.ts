@@ -40,13 +40,25 @@ async function serve(getDelayMs: number): Promise<string> {
     const message = JSON.parse(text) as { id?: unknown; method?: string; result?: unknown };
     if (message.method === "initialize") {
       res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" });
-      return void res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-get", version: "1" } } }));
+      return void res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-get", version: "1" } },
+        }),
+      );
     }
     if (message.method === "tools/call") {
       res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s1" }).flushHeaders();
       pendingCall = { id: message.id, res };
       // Not tied to the call: it goes on the standalone stream, or nowhere.
-      if (serverStream) sse(serverStream, { jsonrpc: "2.0", id: "e1", method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ada" } } } } });
+      if (serverStream)
+        sse(serverStream, {
+          jsonrpc: "2.0",
+          id: "e1",
+          method: "elicitation/create",
+          params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ada" } } } },
+        });
       return;
     }
     if (message.id === "e1" && pendingCall) {

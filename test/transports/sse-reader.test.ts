@@ -5,7 +5,14 @@
 import { PassThrough } from "node:stream";
 import type { IncomingMessage } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_RETRY_MS, MIN_RETRY_MS, RECENT_EVENT_IDS, StreamCursor, readResumable, type ResumableReadOptions } from "../../src/transports/sse-reader.js";
+import {
+  DEFAULT_MAX_RETRY_MS,
+  MIN_RETRY_MS,
+  RECENT_EVENT_IDS,
+  StreamCursor,
+  readResumable,
+  type ResumableReadOptions,
+} from "../../src/transports/sse-reader.js";
 
 describe("the duplicate filter", () => {
   it("remembers a bounded number of recent ids, and still drops a recent replay", () => {

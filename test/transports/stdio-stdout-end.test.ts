@@ -22,7 +22,9 @@ describe("a stdio server that closes stdout and lives on", () => {
     for (const error of await Promise.all([pending, closing])) {
       expect(error).toBeInstanceOf(TransportError);
       expect((error as TransportError).retryable).toBe(true);
-      expect((error as Error).message).toMatch(new RegExp(`MCP server "${node} ${SERVER}" closed its stdout but is still running \\(pid ${pid}\\); stopped it`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`MCP server "${node} ${SERVER}" closed its stdout but is still running \\(pid ${pid}\\); stopped it`),
+      );
     }
     expect(client.state).toBe("failed");
     // Stopped the usual way (stdin closed, SIGTERM, SIGKILL): it ignores stdin's end, so SIGTERM ends it.

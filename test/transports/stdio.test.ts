@@ -62,7 +62,7 @@ describe("StdioTransport", () => {
   });
 
   it("reports an unexpected exit once, with the exit code and the stderr tail, after the last messages", async () => {
-    const script = "process.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"bye\"}\\n'); process.stderr.write('fatal: no database\\n'); process.exitCode = 7";
+    const script = 'process.stdout.write(\'{"jsonrpc":"2.0","method":"bye"}\\n\'); process.stderr.write(\'fatal: no database\\n\'); process.exitCode = 7';
     const transport = open(["-e", script]);
     const { sink, messages, closed } = collect();
     await transport.start(sink);
@@ -77,9 +77,15 @@ describe("StdioTransport", () => {
   });
 
   it("close(): ends stdin, then SIGTERM, then SIGKILL for a server that ignores both", async () => {
-    const stubborn = open(["-e", "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000); process.stderr.write('handlers installed\\n')"], {
-      shutdown: { stdinCloseMs: 100, sigtermMs: 100 },
-    });
+    const stubborn = open(
+      [
+        "-e",
+        "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000); process.stderr.write('handlers installed\\n')",
+      ],
+      {
+        shutdown: { stdinCloseMs: 100, sigtermMs: 100 },
+      },
+    );
     const { sink, closed, stderr } = collect();
     await stubborn.start(sink);
     // Its SIGTERM handler must be in place before close(), or SIGTERM would simply kill it (a fixed

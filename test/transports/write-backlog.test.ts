@@ -18,7 +18,14 @@ const BIG = "x".repeat(128 * 1024);
 
 /** Sends `count` calls of ~128 KiB each; sorts the outcomes. */
 async function flood(call: () => Promise<unknown>, count: number): Promise<{ overloaded: OverloadError[]; timedOut: number; other: unknown[] }> {
-  const outcomes = await Promise.all(Array.from({ length: count }, () => call().then(() => "ok", (error: unknown) => error)));
+  const outcomes = await Promise.all(
+    Array.from({ length: count }, () =>
+      call().then(
+        () => "ok",
+        (error: unknown) => error,
+      ),
+    ),
+  );
   const overloaded = outcomes.filter((o): o is OverloadError => o instanceof OverloadError);
   const timedOut = outcomes.filter((o) => o instanceof RequestTimeoutError).length;
   const other = outcomes.filter((o) => !(o instanceof OverloadError) && !(o instanceof RequestTimeoutError));
@@ -58,7 +65,13 @@ describe("a peer that stops reading", () => {
           const message = JSON.parse(String(data)) as { id?: number; method: string; params?: { name?: string } };
           if (message.id === undefined) return;
           if (message.method === "initialize") {
-            socket.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "deaf", version: "1" } } }));
+            socket.send(
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id: message.id,
+                result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "deaf", version: "1" } },
+              }),
+            );
           } else if (message.params?.name === "stop-reading") {
             socket.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { content: [] } }));
             (socket as unknown as { _socket: { pause(): void } })._socket.pause();

@@ -27,10 +27,42 @@ export interface CompiledSchema {
 export const JSON_TEXT_NOTE = "written as JSON text";
 
 /** Keywords that carry no validation and no meaning for a model. */
-const DROPPED = new Set(["title", "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary", "readOnly", "writeOnly", "discriminator", "$defs", "definitions", "nullable", "type", "description"]);
+const DROPPED = new Set([
+  "title",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "readOnly",
+  "writeOnly",
+  "discriminator",
+  "$defs",
+  "definitions",
+  "nullable",
+  "type",
+  "description",
+]);
 const UNIONS = ["anyOf", "oneOf"] as const;
 /** Keywords beside a union that do not constrain: they stay on the union instead of going into each branch. */
-const ANNOTATION_ONLY = new Set(["description", "default", "examples", "example", "deprecated", "title", "$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "discriminator", "$defs", "definitions"]);
+const ANNOTATION_ONLY = new Set([
+  "description",
+  "default",
+  "examples",
+  "example",
+  "deprecated",
+  "title",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "readOnly",
+  "writeOnly",
+  "discriminator",
+  "$defs",
+  "definitions",
+]);
 
 export function compileSchema(input: unknown, target: SchemaTarget): CompiledSchema {
   return new Compiler(normaliseRoot(input), profileFor(target)).run();
@@ -48,7 +80,10 @@ export class Compiler {
   private readonly pending: string[] = [];
   private readonly stack: string[] = ["#"];
 
-  constructor(root: JsonSchema, readonly profile: TargetProfile) {
+  constructor(
+    root: JsonSchema,
+    readonly profile: TargetProfile,
+  ) {
     this.doc = new SchemaDocument(root);
   }
 
@@ -311,10 +346,25 @@ export class Compiler {
       }
     }
     const extra = node.additionalProperties;
-    for (const key of ["patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"]) {
+    for (const key of [
+      "patternProperties",
+      "propertyNames",
+      "minProperties",
+      "maxProperties",
+      "dependentRequired",
+      "dependentSchemas",
+      "dependencies",
+      "unevaluatedProperties",
+    ]) {
       if (!(key in node)) continue;
       if (key === "propertyNames" && isObject(node.propertyNames) && sameJson(node.propertyNames, { type: "string" })) continue;
-      if (this.profile.keywords.has(key)) out[key] = key === "patternProperties" || key === "dependentSchemas" ? mapSchemas(node[key], (s, k) => this.node(s, `${path}.${key}.${k}`)) : key === "propertyNames" || key === "unevaluatedProperties" ? this.node(node[key], `${path}.${key}`) : node[key];
+      if (this.profile.keywords.has(key))
+        out[key] =
+          key === "patternProperties" || key === "dependentSchemas"
+            ? mapSchemas(node[key], (s, k) => this.node(s, `${path}.${key}.${k}`))
+            : key === "propertyNames" || key === "unevaluatedProperties"
+              ? this.node(node[key], `${path}.${key}`)
+              : node[key];
       else this.describe(key, node[key], notes, path);
     }
     if (this.profile.strict || this.profile.nullableKeyword) {
@@ -376,4 +426,3 @@ export class Compiler {
     return this.finish({ type: "string" }, compose(node.description, [...notes.notes, `${what}, ${JSON_TEXT_NOTE}`]), notes.kept);
   }
 }
-

@@ -109,7 +109,24 @@ export function layer(base: JsonSchema, over: JsonSchema): JsonSchema {
 }
 
 /** Keywords that constrain instances: two different values of one of them must both hold. */
-const VALIDATING_SIBLINGS = new Set(["type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf", "additionalProperties", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems"]);
+const VALIDATING_SIBLINGS = new Set([
+  "type",
+  "properties",
+  "required",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "additionalProperties",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
+  "maxItems",
+]);
 
 export function typeOfValue(value: unknown): JsonType {
   if (value === null) return "null";
@@ -131,7 +148,19 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 /** Keywords whose values are schemas, lists of schemas, or maps of schemas. */
 export const SUBSCHEMA_KEYWORDS = {
-  single: ["items", "additionalProperties", "contains", "not", "if", "then", "else", "propertyNames", "additionalItems", "unevaluatedItems", "unevaluatedProperties"],
+  single: [
+    "items",
+    "additionalProperties",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+  ],
   list: ["anyOf", "oneOf", "allOf", "prefixItems"],
   map: ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"],
 } as const;
@@ -144,7 +173,8 @@ export function childrenOf(node: JsonSchema): unknown[] {
   const out: unknown[] = [];
   for (const key of SUBSCHEMA_KEYWORDS.single) if (key in node) out.push(...(Array.isArray(node[key]) ? (node[key] as unknown[]) : [node[key]]));
   for (const key of SUBSCHEMA_KEYWORDS.list) if (Array.isArray(node[key])) out.push(...(node[key] as unknown[]));
-  for (const key of SUBSCHEMA_KEYWORDS.map) if (key !== "$defs" && key !== "definitions" && isObject(node[key])) out.push(...Object.values(node[key] as JsonSchema));
+  for (const key of SUBSCHEMA_KEYWORDS.map)
+    if (key !== "$defs" && key !== "definitions" && isObject(node[key])) out.push(...Object.values(node[key] as JsonSchema));
   return out;
 }
 

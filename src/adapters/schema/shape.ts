@@ -13,7 +13,10 @@ const isNullType = (s: unknown) => isObject(s) && s.type === "null";
 /** The schema that also accepts null, spelled the target's way. */
 export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema {
   // Gemini's `nullable` belongs beside a `type`: a union takes it on each alternative.
-  if (profile.nullableKeyword) return Array.isArray(schema.anyOf) ? { ...schema, anyOf: schema.anyOf.map((b) => (isObject(b) ? { ...b, nullable: true } : b)) } : { ...schema, nullable: true };
+  if (profile.nullableKeyword)
+    return Array.isArray(schema.anyOf)
+      ? { ...schema, anyOf: schema.anyOf.map((b) => (isObject(b) ? { ...b, nullable: true } : b)) }
+      : { ...schema, nullable: true };
   if (typeof schema.$ref === "string" || "const" in schema) {
     const { description, ...rest } = schema;
     return { anyOf: [rest, { type: "null" }], ...(description === undefined ? {} : { description }) };
@@ -43,7 +46,8 @@ export function strictObject(c: Compiler, node: JsonSchema, out: JsonSchema, pat
     if (required.includes(key)) continue;
     const original = source[key];
     if (!c.doc.accepts(original, "null")) properties[key] = withNull(properties[key] as JsonSchema, c.profile);
-    else if (defaultOf(c.doc, original) !== null) c.loss(`${path}.${key}`, "an optional property that already takes null can no longer be left out (null is sent instead)");
+    else if (defaultOf(c.doc, original) !== null)
+      c.loss(`${path}.${key}`, "an optional property that already takes null can no longer be left out (null is sent instead)");
   }
   out.required = Object.keys(properties);
   out.additionalProperties = false;

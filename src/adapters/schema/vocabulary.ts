@@ -3,7 +3,19 @@ import { isObject } from "../../util/guards.js";
 import { short } from "./describe.js";
 import { typeOfValue, type JsonSchema } from "./document.js";
 
-export const OBJECT_KEYWORDS = new Set(["properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"]);
+export const OBJECT_KEYWORDS = new Set([
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "propertyNames",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+  "dependentSchemas",
+  "dependencies",
+  "unevaluatedProperties",
+]);
 export const ARRAY_KEYWORDS = new Set(["items", "prefixItems", "additionalItems"]);
 
 /** Keywords whose value is one schema, compiled in place when a target keeps them. */
@@ -11,9 +23,27 @@ export const SUBSCHEMA_VALUE = new Set(["not", "if", "then", "else", "contains",
 
 /** Every keyword of the JSON Schema vocabularies (others are extensions, dropped without a loss). */
 export const KNOWN = new Set([
-  "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
-  "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "contains", "unevaluatedItems",
-  "not", "if", "then", "else", "const", "enum",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "contains",
+  "unevaluatedItems",
+  "not",
+  "if",
+  "then",
+  "else",
+  "const",
+  "enum",
 ]);
 
 export function typeList(type: unknown): string[] | undefined {
@@ -26,7 +56,9 @@ export function typeList(type: unknown): string[] | undefined {
 export function inferTypes(node: JsonSchema): string[] | undefined {
   const values = "const" in node ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined;
   if (values !== undefined) {
-    const types = new Set(values.map((v) => typeOfValue(v)).map((t) => (t === "integer" && values.some((v) => typeof v === "number" && !Number.isInteger(v)) ? "number" : t)));
+    const types = new Set(
+      values.map((v) => typeOfValue(v)).map((t) => (t === "integer" && values.some((v) => typeof v === "number" && !Number.isInteger(v)) ? "number" : t)),
+    );
     return [...types];
   }
   if (Object.keys(node).some((k) => OBJECT_KEYWORDS.has(k))) return ["object"];
@@ -61,6 +93,8 @@ export function summary(schema: unknown): string {
 /** The name a reference's definition gets: its last pointer segment, made safe. */
 export function defName(ref: string): string {
   if (ref === "#") return "Root";
-  const last = decodeURIComponent(ref.split("/").pop() ?? "").replace(/~1/g, "/").replace(/~0/g, "~");
+  const last = decodeURIComponent(ref.split("/").pop() ?? "")
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~");
   return last.replace(/[^A-Za-z0-9_.-]/g, "_") || "Def";
 }

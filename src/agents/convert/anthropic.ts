@@ -41,7 +41,11 @@ export interface AnthropicMessage {
 export type AnthropicConvertOptions = Pick<AnthropicRunOptions, "prefix" | "media" | "useStructuredContent">;
 
 /** The trace as Anthropic's `system` (undefined without system messages) and `messages`. */
-export function toAnthropicMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: AnthropicConvertOptions = {}): { system: string | undefined; messages: AnthropicMessageParam[] } {
+export function toAnthropicMessages(
+  messages: readonly TraceMessage[],
+  tools?: readonly Tool[],
+  options: AnthropicConvertOptions = {},
+): { system: string | undefined; messages: AnthropicMessageParam[] } {
   checkTrace(messages, "toAnthropicMessages");
   const names = toolNames(tools, "anthropic", options);
   const system = messages.filter((message) => message.role === "system").map((message) => joinedText(message.content));
@@ -62,7 +66,9 @@ export function toAnthropicMessages(messages: readonly TraceMessage[], tools?: r
           return block.text === "" ? [] : [{ type: "text", text: block.text }];
         case "thinking":
           if (block.signature === undefined || block.id !== undefined) return [];
-          return block.redacted ? [{ type: "redacted_thinking", data: block.signature }] : [{ type: "thinking", thinking: block.text, signature: block.signature }];
+          return block.redacted
+            ? [{ type: "redacted_thinking", data: block.signature }]
+            : [{ type: "thinking", thinking: block.text, signature: block.signature }];
         case "tool_use":
           return [{ type: "tool_use", id: block.id, name: names.toProvider(block.name), input: isObject(block.input) ? block.input : {} }];
         case "tool_result":
@@ -85,7 +91,11 @@ export function toAnthropicMessages(messages: readonly TraceMessage[], tools?: r
  * Anthropic messages (and the `system` parameter) as a trace: a user message's `tool_result` blocks
  * become a tool message, its other blocks a user message after it.
  */
-export function fromAnthropicMessages(messages: readonly AnthropicMessage[], tools?: readonly Tool[], options: Pick<AnthropicConvertOptions, "prefix"> & { system?: string | Array<{ type: "text"; text: string }> } = {}): TraceMessage[] {
+export function fromAnthropicMessages(
+  messages: readonly AnthropicMessage[],
+  tools?: readonly Tool[],
+  options: Pick<AnthropicConvertOptions, "prefix"> & { system?: string | Array<{ type: "text"; text: string }> } = {},
+): TraceMessage[] {
   if (!Array.isArray(messages)) throw new TraceConversionError("fromAnthropicMessages: expected an array of Anthropic messages");
   const names = toolNames(tools, "anthropic", options);
   const trace: TraceMessage[] = [];
@@ -93,7 +103,9 @@ export function fromAnthropicMessages(messages: readonly AnthropicMessage[], too
   if (system !== undefined && system !== "") trace.push({ role: "system", content: [{ type: "text", text: system }] });
   messages.forEach((message, i) => {
     if (typeof message !== "object" || message === null || (message.role !== "user" && message.role !== "assistant")) {
-      throw new TraceConversionError(`fromAnthropicMessages: message ${i} needs role user or assistant, found ${JSON.stringify(isObject(message) ? message.role : message)}`);
+      throw new TraceConversionError(
+        `fromAnthropicMessages: message ${i} needs role user or assistant, found ${JSON.stringify(isObject(message) ? message.role : message)}`,
+      );
     }
     const blocks: AnthropicContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
     if (message.role === "assistant") {
@@ -144,7 +156,10 @@ function resultContent(content: string | AnthropicResultBlock[] | undefined): Mc
       case "document":
         return block.source.type === "text"
           ? { type: "resource", resource: { uri: block.title ?? "document.txt", mimeType: "text/plain", text: block.source.data } }
-          : { type: "resource", resource: { uri: `file:///${encodeURIComponent(block.title ?? "document.pdf")}`, mimeType: block.source.media_type, blob: block.source.data } };
+          : {
+              type: "resource",
+              resource: { uri: `file:///${encodeURIComponent(block.title ?? "document.pdf")}`, mimeType: block.source.media_type, blob: block.source.data },
+            };
     }
   });
 }

@@ -29,7 +29,13 @@ export interface OpenAIChatFunctionCall {
 export type OpenAIChatMessage =
   | { role: "system" | "developer"; content: string | Array<{ type: "text"; text: string }> }
   | { role: "user"; content: string | OpenAIChatContentPart[] }
-  | { role: "assistant"; content?: string | null | OpenAIChatContentPart[]; tool_calls?: OpenAIChatFunctionCall[]; refusal?: string | null; reasoning_content?: string | null }
+  | {
+      role: "assistant";
+      content?: string | null | OpenAIChatContentPart[];
+      tool_calls?: OpenAIChatFunctionCall[];
+      refusal?: string | null;
+      reasoning_content?: string | null;
+    }
   | { role: "tool"; tool_call_id: string; content: string | Array<{ type: "text"; text: string }> };
 
 /** What `toOpenAIChatMessages` makes: a subset of the SDK's `ChatCompletionMessageParam`. */
@@ -43,7 +49,11 @@ export type OpenAIChatMessageParam =
 export type OpenAIChatConvertOptions = Pick<OpenAIRunOptions, "prefix" | "media" | "imageDetail" | "chatMedia" | "useStructuredContent">;
 
 /** The trace as Chat Completions messages, tool names as the tools sent to the model name them. */
-export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIChatConvertOptions = {}): OpenAIChatMessageParam[] {
+export function toOpenAIChatMessages(
+  messages: readonly TraceMessage[],
+  tools?: readonly Tool[],
+  options: OpenAIChatConvertOptions = {},
+): OpenAIChatMessageParam[] {
   checkTrace(messages, "toOpenAIChatMessages");
   const names = toolNames(tools, "openai", options);
   const out: OpenAIChatMessageParam[] = [];
@@ -59,7 +69,11 @@ export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: 
         const text = joinedText(message.content);
         const calls = message.content
           .filter((block): block is ToolUseBlock => block.type === "tool_use")
-          .map((use): OpenAIChatFunctionCall => ({ id: use.id, type: "function", function: { name: names.toProvider(use.name), arguments: argumentsText(use.input) } }));
+          .map((use): OpenAIChatFunctionCall => ({
+            id: use.id,
+            type: "function",
+            function: { name: names.toProvider(use.name), arguments: argumentsText(use.input) },
+          }));
         out.push({ role: "assistant", content: text === "" && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
         break;
       }
@@ -69,7 +83,10 @@ export function toOpenAIChatMessages(messages: readonly TraceMessage[], tools?: 
         for (const { block, parts } of withParts) out.push({ role: "tool", tool_call_id: block.toolUseId, content: chatText(parts, options) });
         if (options.chatMedia === "user-message") {
           const useNames = toolUseNames(messages);
-          const media = chatMediaMessage(withParts.map(({ block, parts }) => ({ id: block.toolUseId, name: names.toProvider(useNames.get(block.toolUseId) ?? "tool"), parts })), options);
+          const media = chatMediaMessage(
+            withParts.map(({ block, parts }) => ({ id: block.toolUseId, name: names.toProvider(useNames.get(block.toolUseId) ?? "tool"), parts })),
+            options,
+          );
           if (media !== undefined) out.push(media);
         }
         break;
@@ -95,7 +112,11 @@ function toolUseNames(messages: readonly TraceMessage[]): Map<string, string> {
  * Chat Completions messages as a trace: tool names mapped back to MCP names, consecutive tool messages
  * as one tool message. Chat tool messages carry no error flag, so their results read `isError: false`.
  */
-export function fromOpenAIChatMessages(messages: readonly OpenAIChatMessage[], tools?: readonly Tool[], options: Pick<OpenAIChatConvertOptions, "prefix"> = {}): TraceMessage[] {
+export function fromOpenAIChatMessages(
+  messages: readonly OpenAIChatMessage[],
+  tools?: readonly Tool[],
+  options: Pick<OpenAIChatConvertOptions, "prefix"> = {},
+): TraceMessage[] {
   if (!Array.isArray(messages)) throw new TraceConversionError("fromOpenAIChatMessages: expected an array of Chat Completions messages");
   const names = toolNames(tools, "openai", options);
   const trace: TraceMessage[] = [];
@@ -116,7 +137,9 @@ export function fromOpenAIChatMessages(messages: readonly OpenAIChatMessage[], t
         appendBlocks(trace, "tool", [{ type: "tool_result", toolUseId: message.tool_call_id, content: textBlocks(message.content), isError: false }]);
         break;
       default:
-        throw new TraceConversionError(`fromOpenAIChatMessages: message ${i} has role ${JSON.stringify((message as { role: unknown }).role)}; expected system, developer, user, assistant or tool`);
+        throw new TraceConversionError(
+          `fromOpenAIChatMessages: message ${i} has role ${JSON.stringify((message as { role: unknown }).role)}; expected system, developer, user, assistant or tool`,
+        );
     }
   });
   return trace;
@@ -166,7 +189,10 @@ export function fromOpenAIChatCompletion(completion: unknown, tools?: readonly T
   if (!isObject(choice) || !isObject(choice.message)) {
     throw new TraceConversionError(`The Chat Completions response has no choices[0].message (got ${JSON.stringify(completion)?.slice(0, 200)})`);
   }
-  const message: TraceMessage = { role: "assistant", content: assistantBlocks(choice.message as Extract<OpenAIChatMessage, { role: "assistant" }>, toolNames(tools, "openai", options).toMcp) };
+  const message: TraceMessage = {
+    role: "assistant",
+    content: assistantBlocks(choice.message as Extract<OpenAIChatMessage, { role: "assistant" }>, toolNames(tools, "openai", options).toMcp),
+  };
   const usage = isObject(completion) && isObject(completion.usage) ? completion.usage : {};
   const promptDetails = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const completionDetails = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};

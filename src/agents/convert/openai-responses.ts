@@ -11,7 +11,17 @@ import { resultParts } from "../../adapters/media.js";
 import { isObject } from "../../util/guards.js";
 import type { ModelResponse } from "../model.js";
 import { usageOf, type Block, type McpContent, type TraceMessage } from "../trace.js";
-import { appendBlocks, argumentsText, asCallToolResult, checkTrace, dataUrlContent, describedMedia, inputOf, toolNames, TraceConversionError } from "./shared.js";
+import {
+  appendBlocks,
+  argumentsText,
+  asCallToolResult,
+  checkTrace,
+  dataUrlContent,
+  describedMedia,
+  inputOf,
+  toolNames,
+  TraceConversionError,
+} from "./shared.js";
 
 type InputContentPart =
   | { type: "input_text"; text: string }
@@ -24,7 +34,14 @@ export type OpenAIResponsesItem =
   | { type?: "message"; role: "system" | "developer" | "user" | "assistant"; content: string | InputContentPart[]; id?: string; status?: string }
   | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string; status?: string }
   | { type: "function_call_output"; call_id: string; output: string | OpenAIOutputPart[]; id?: string; status?: string }
-  | { type: "reasoning"; id: string; summary: Array<{ type: "summary_text"; text: string }>; content?: Array<{ type: "reasoning_text"; text: string }>; encrypted_content?: string | null; status?: string };
+  | {
+      type: "reasoning";
+      id: string;
+      summary: Array<{ type: "summary_text"; text: string }>;
+      content?: Array<{ type: "reasoning_text"; text: string }>;
+      encrypted_content?: string | null;
+      status?: string;
+    };
 
 /** What `toOpenAIResponsesInput` makes: a subset of the SDK's `ResponseInputItem`. */
 export type OpenAIResponsesInputItem =
@@ -36,7 +53,11 @@ export type OpenAIResponsesInputItem =
 export type OpenAIResponsesConvertOptions = Pick<OpenAIRunOptions, "prefix" | "media" | "imageDetail" | "useStructuredContent">;
 
 /** The trace as Responses `input` items. */
-export function toOpenAIResponsesInput(messages: readonly TraceMessage[], tools?: readonly Tool[], options: OpenAIResponsesConvertOptions = {}): OpenAIResponsesInputItem[] {
+export function toOpenAIResponsesInput(
+  messages: readonly TraceMessage[],
+  tools?: readonly Tool[],
+  options: OpenAIResponsesConvertOptions = {},
+): OpenAIResponsesInputItem[] {
   checkTrace(messages, "toOpenAIResponsesInput");
   const names = toolNames(tools, "openai", options);
   const items: OpenAIResponsesInputItem[] = [];
@@ -65,7 +86,11 @@ export function toOpenAIResponsesInput(messages: readonly TraceMessage[], tools?
           items.push({ type: "function_call", call_id: block.id, name: names.toProvider(block.name), arguments: argumentsText(block.input) });
           break;
         case "tool_result":
-          items.push({ type: "function_call_output", call_id: block.toolUseId, output: responsesOutput(resultParts(asCallToolResult(block), "openai", options), options) });
+          items.push({
+            type: "function_call_output",
+            call_id: block.toolUseId,
+            output: responsesOutput(resultParts(asCallToolResult(block), "openai", options), options),
+          });
           break;
       }
     }
@@ -78,7 +103,11 @@ export function toOpenAIResponsesInput(messages: readonly TraceMessage[], tools?
  * (reasoning, messages, function calls) as one assistant message, consecutive outputs as one tool
  * message. Function call outputs carry no error flag, so their results read `isError: false`.
  */
-export function fromOpenAIResponsesItems(items: readonly OpenAIResponsesItem[], tools?: readonly Tool[], options: Pick<OpenAIResponsesConvertOptions, "prefix"> = {}): TraceMessage[] {
+export function fromOpenAIResponsesItems(
+  items: readonly OpenAIResponsesItem[],
+  tools?: readonly Tool[],
+  options: Pick<OpenAIResponsesConvertOptions, "prefix"> = {},
+): TraceMessage[] {
   if (!Array.isArray(items)) throw new TraceConversionError("fromOpenAIResponsesItems: expected an array of Responses items");
   const names = toolNames(tools, "openai", options);
   const trace: TraceMessage[] = [];
@@ -90,13 +119,21 @@ export function fromOpenAIResponsesItems(items: readonly OpenAIResponsesItem[], 
         const role = item.role === "developer" ? "system" : item.role;
         if (role === "assistant") appendBlocks(trace, "assistant", contentBlocks(item.content));
         else if (role === "system" || role === "user") trace.push({ role, content: contentBlocks(item.content) });
-        else throw new TraceConversionError(`fromOpenAIResponsesItems: item ${i} has role ${JSON.stringify(item.role)}; expected system, developer, user or assistant`);
+        else
+          throw new TraceConversionError(
+            `fromOpenAIResponsesItems: item ${i} has role ${JSON.stringify(item.role)}; expected system, developer, user or assistant`,
+          );
         break;
       }
       case "reasoning": {
         const texts = [...(item.summary ?? []), ...(item.content ?? [])].map((part) => part.text);
         appendBlocks(trace, "assistant", [
-          { type: "thinking", text: texts.join("\n"), id: item.id, ...(typeof item.encrypted_content === "string" ? { signature: item.encrypted_content } : {}) },
+          {
+            type: "thinking",
+            text: texts.join("\n"),
+            id: item.id,
+            ...(typeof item.encrypted_content === "string" ? { signature: item.encrypted_content } : {}),
+          },
         ]);
         break;
       }
@@ -161,7 +198,8 @@ export function fromOpenAIResponse(response: unknown, tools?: readonly Tool[], o
   const usage = isObject(response.usage) ? response.usage : {};
   const inputDetails = isObject(usage.input_tokens_details) ? usage.input_tokens_details : {};
   const outputDetails = isObject(usage.output_tokens_details) ? usage.output_tokens_details : {};
-  const incomplete = isObject(response.incomplete_details) && typeof response.incomplete_details.reason === "string" ? response.incomplete_details.reason : undefined;
+  const incomplete =
+    isObject(response.incomplete_details) && typeof response.incomplete_details.reason === "string" ? response.incomplete_details.reason : undefined;
   return {
     message: { role: "assistant", content },
     usage: usageOf({

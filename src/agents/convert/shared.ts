@@ -47,7 +47,11 @@ export function inputOf(argumentsJson: string | undefined): unknown {
 
 /** A tool_result block as the MCP result the adapters' result converters take. */
 export function asCallToolResult(block: ToolResultBlock): CallToolResult {
-  return { content: block.content, ...(block.isError ? { isError: true } : {}), ...(block.structuredContent ? { structuredContent: block.structuredContent } : {}) };
+  return {
+    content: block.content,
+    ...(block.isError ? { isError: true } : {}),
+    ...(block.structuredContent ? { structuredContent: block.structuredContent } : {}),
+  };
 }
 
 /** The text blocks of a message joined with newlines (for places that take one string). */
@@ -81,10 +85,14 @@ export function checkTrace(messages: unknown, where: string): TraceMessage[] {
   if (!Array.isArray(messages)) throw new TraceConversionError(`${where}: expected an array of messages, found ${describe(messages)}`);
   messages.forEach((message, i) => {
     if (!isObject(message) || !ROLES.has(message.role as Role)) {
-      throw new TraceConversionError(`${where}: message ${i} needs a role of system, user, assistant or tool, found ${describe(isObject(message) ? message.role : message)}`);
+      throw new TraceConversionError(
+        `${where}: message ${i} needs a role of system, user, assistant or tool, found ${describe(isObject(message) ? message.role : message)}`,
+      );
     }
     if (!Array.isArray(message.content)) {
-      throw new TraceConversionError(`${where}: message ${i} (${String(message.role)}) needs content as an array of blocks, found ${describe(message.content)}`);
+      throw new TraceConversionError(
+        `${where}: message ${i} (${String(message.role)}) needs content as an array of blocks, found ${describe(message.content)}`,
+      );
     }
     message.content.forEach((block: unknown, j: number) => {
       const problem = blockProblem(block);

@@ -41,13 +41,24 @@ export function startAutoListen(wire: Wire, filter: ListenFilter, open: (filter:
       });
       void subscription.closed.then((how) => {
         if (how === "local" || disposed()) return;
-        wire.emit("error", new McpError(`The automatic subscriptions/listen ended (${how === "graceful" ? "the server ended it" : "lost, and re-listening gave up"}); list change events stop until the next connection`));
+        wire.emit(
+          "error",
+          new McpError(
+            `The automatic subscriptions/listen ended (${how === "graceful" ? "the server ended it" : "lost, and re-listening gave up"}); list change events stop until the next connection`,
+          ),
+        );
       });
     },
     (error: unknown) => {
       if (disposed()) return; // closed while the listen was opening
       const reason = error instanceof Error ? error.message : String(error);
-      wire.emit("error", new McpError(`The automatic subscriptions/listen for ${Object.keys(filter).join(", ")} failed: ${reason}; list change events will not arrive on this connection`, { cause: error }));
+      wire.emit(
+        "error",
+        new McpError(
+          `The automatic subscriptions/listen for ${Object.keys(filter).join(", ")} failed: ${reason}; list change events will not arrive on this connection`,
+          { cause: error },
+        ),
+      );
     },
   );
 }

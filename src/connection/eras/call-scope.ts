@@ -68,7 +68,10 @@ export class CallScope {
 
   private timeoutError(): RequestTimeoutError {
     const limit = this.options?.maxTotalTimeoutMs !== undefined ? "maxTotalTimeoutMs" : "timeoutMs";
-    return new RequestTimeoutError(`Request ${this.method} did not complete within ${this.totalMs} ms (${limit}, across all its rounds and input handlers)`, this.totalMs);
+    return new RequestTimeoutError(
+      `Request ${this.method} did not complete within ${this.totalMs} ms (${limit}, across all its rounds and input handlers)`,
+      this.totalMs,
+    );
   }
 
   private readonly expire = (): void => {

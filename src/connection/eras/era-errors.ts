@@ -17,18 +17,21 @@ export class UnsupportedProtocolVersionError extends ProtocolError {
 /** A DiscoverResult (probed or remembered) that names no 2026-era version in `ours`. */
 export function noMutualVersion(discover: Result, ours: readonly string[]): UnsupportedProtocolVersionError {
   const theirs = Array.isArray(discover.supportedVersions) ? discover.supportedVersions : [];
-  return new UnsupportedProtocolVersionError(`The server speaks ${theirs.join(", ") || "no version it named"}; this client offers ${ours.join(", ")}: no 2026-era version in common`, {
-    supported: theirs,
-    requested: ours[0],
-  });
+  return new UnsupportedProtocolVersionError(
+    `The server speaks ${theirs.join(", ") || "no version it named"}; this client offers ${ours.join(", ")}: no 2026-era version in common`,
+    {
+      supported: theirs,
+      requested: ours[0],
+    },
+  );
 }
 
 /** A method the negotiated era does not have, refused before any round trip. */
 export function notInEra(method: string, era: string, version: string): MethodNotSupportedError {
-  return new MethodNotSupportedError(
-    `${method} does not exist in protocol ${version} (${era} era); the connection negotiated that version with the server`,
-    { method, protocolVersion: version },
-  );
+  return new MethodNotSupportedError(`${method} does not exist in protocol ${version} (${era} era); the connection negotiated that version with the server`, {
+    method,
+    protocolVersion: version,
+  });
 }
 
 /** The server kept answering `input_required` beyond the rounds limit. `lastResult` is its last answer. */
@@ -57,7 +60,8 @@ export class ResourceNotFoundError extends ProtocolError {
 /** Turns the not-found answers of both eras into one `ResourceNotFoundError`; other errors pass. */
 export function asResourceNotFound(error: unknown, uri: unknown): unknown {
   if (!(error instanceof ProtocolError) || error instanceof ResourceNotFoundError) return error;
-  const notFound = error.code === ErrorCode.ResourceNotFound || (error.code === ErrorCode.InvalidParams && (hasUri(error.data) || /not found/i.test(error.message)));
+  const notFound =
+    error.code === ErrorCode.ResourceNotFound || (error.code === ErrorCode.InvalidParams && (hasUri(error.data) || /not found/i.test(error.message)));
   if (!notFound) return error;
   return new ResourceNotFoundError(`Resource not found: ${String(uri)} (${error.message})`, error.code, String(uri), error.data);
 }

@@ -133,7 +133,8 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
         (answer: Result) => {
           clearTimeout(ackTimer);
           this.host.route(id, undefined);
-          if (!acked) reject(new ProtocolError("subscriptions/listen: the server ended the subscription before acknowledging it", ErrorCode.InternalError, answer));
+          if (!acked)
+            reject(new ProtocolError("subscriptions/listen: the server ended the subscription before acknowledging it", ErrorCode.InternalError, answer));
           if (this.current === controller) this.finish("graceful");
         },
         (error: unknown) => {

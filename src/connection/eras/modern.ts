@@ -30,7 +30,17 @@ import { runTask } from "./tasks.js";
  */
 const LEGACY_ONLY = new Set(["initialize", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"]);
 /** Results that are safe to fetch again when their stream broke (they change nothing). */
-const REPEATABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "prompts/get", "server/discover", "completion/complete", "tasks/get"]);
+const REPEATABLE = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/get",
+  "server/discover",
+  "completion/complete",
+  "tasks/get",
+]);
 
 export interface ModernDialectOptions {
   /** The transport is HTTP: send the header layer and drop tools whose header annotations are invalid. */
@@ -158,7 +168,7 @@ export class ModernDialect implements Dialect, ListenHost {
           if (this.options.tasks && method === "tools/call") {
             return runTask(wire, (m, p, o) => this.request(m, p, o), result, options, call());
           }
-          throw invalidResult(method, result, "resultType \"task\" needs the tasks extension, which this client did not declare (connect with tasks: true)");
+          throw invalidResult(method, result, 'resultType "task" needs the tasks extension, which this client did not declare (connect with tasks: true)');
         default:
           throw invalidResult(method, result, `unknown resultType ${JSON.stringify(result.resultType)}`);
       }
@@ -272,7 +282,12 @@ export class ModernDialect implements Dialect, ListenHost {
     // Once per dialect: a 2026 connection becomes ready once (no sessions to renew).
     if (filter === undefined || this.autoListening || this.disposed) return;
     this.autoListening = true;
-    startAutoListen(this.wire, filter, (f) => this.listen(f), () => this.disposed);
+    startAutoListen(
+      this.wire,
+      filter,
+      (f) => this.listen(f),
+      () => this.disposed,
+    );
   }
 
   dispose(how: "closed" | "failed"): void {
@@ -322,7 +337,10 @@ export class ModernDialect implements Dialect, ListenHost {
     let cursor: string | undefined;
     this.tools.reset(); // the listing below fills it again, page by page
     for (let page = 0; page < 1000; page++) {
-      const result = await this.request("tools/list", cursor === undefined ? undefined : { cursor }, { maxTotalTimeoutMs: scope.remaining(), signal: scope.signal });
+      const result = await this.request("tools/list", cursor === undefined ? undefined : { cursor }, {
+        maxTotalTimeoutMs: scope.remaining(),
+        signal: scope.signal,
+      });
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
       if (cursor === undefined) break;
     }

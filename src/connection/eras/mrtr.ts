@@ -34,7 +34,10 @@ export async function nextRoundParams(wire: Wire, original: Params | undefined, 
   const entries = Object.entries((requests ?? {}) as Record<string, InputRequest>);
   if (entries.length > MAX_INPUT_REQUESTS) {
     // Refused before any handler starts: every key would run a handler (a prompt, a model call) at once.
-    throw new ProtocolError(`The server's input_required result has ${entries.length} inputRequests; at most ${MAX_INPUT_REQUESTS} are answered`, ErrorCode.InternalError);
+    throw new ProtocolError(
+      `The server's input_required result has ${entries.length} inputRequests; at most ${MAX_INPUT_REQUESTS} are answered`,
+      ErrorCode.InternalError,
+    );
   }
   if (entries.length === 0 && state === undefined) throw new McpError("The server answered input_required with neither inputRequests nor requestState");
   const next: Params = { ...original };
@@ -78,7 +81,9 @@ async function fulfil(wire: Wire, key: string, request: InputRequest, signal: Ab
   const params = request.params ?? {};
   const missing = undeclared(wire.clientCapabilities, request.method, params);
   if (missing !== undefined) {
-    throw new McpError(`The server asked for ${request.method} (input "${key}"), but this client did not declare ${missing}; add the matching handler to connect() options to allow it`);
+    throw new McpError(
+      `The server asked for ${request.method} (input "${key}"), but this client did not declare ${missing}; add the matching handler to connect() options to allow it`,
+    );
   }
   const answer = await wire.handleServerRequest(request.method, params, signal);
   if (request.method === "elicitation/create" && params.mode === "url" && answer.action === "accept") {

@@ -87,9 +87,12 @@ class Negotiation {
     // A pin is sent as-is in every request's envelope: it must be a version this client implements, not
     // merely one that sorts after 2026-07-28 ("latest" does, and so does a future date).
     if (pinned !== undefined && !speaks(pinned, "modern")) {
-      throw new ConfigError(`protocol ${JSON.stringify(pinned)} is not a version this client speaks; use "auto", "legacy" or one of ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`, {
-        field: "protocol",
-      });
+      throw new ConfigError(
+        `protocol ${JSON.stringify(pinned)} is not a version this client speaks; use "auto", "legacy" or one of ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+        {
+          field: "protocol",
+        },
+      );
     }
     // HTTP+SSE is a 2025-only transport: a 2026 server cannot be behind it, so there is nothing to probe.
     if (this.wire.transport.kind === "sse" && pinned === undefined && prior?.kind !== "modern") return { kind: "initialize", why: "transport" };
@@ -123,7 +126,10 @@ class Negotiation {
         throw outcome.error;
       case "retry":
         // -32022 named a version we both speak: one corrective probe, and never `initialize` for it.
-        if (corrective) throw new UnsupportedProtocolVersionError(`server/discover: the server refused ${outcome.version} too, though it listed it`, { requested: outcome.version });
+        if (corrective)
+          throw new UnsupportedProtocolVersionError(`server/discover: the server refused ${outcome.version} too, though it listed it`, {
+            requested: outcome.version,
+          });
         return { kind: "probe", version: outcome.version, corrective: true };
       case "modern":
         if (watch.exited !== undefined) throw watch.exited;
@@ -132,9 +138,12 @@ class Negotiation {
         if (watch.exited !== undefined) await this.wire.transport.restart!();
         this.stopWatchingExit();
         if (this.pinned !== undefined) {
-          throw new UnsupportedProtocolVersionError(`Protocol ${this.pinned} was pinned, but the server does not speak it (${outcome.why}); use protocol "auto" to fall back to the 2025 era`, {
-            requested: this.pinned,
-          });
+          throw new UnsupportedProtocolVersionError(
+            `Protocol ${this.pinned} was pinned, but the server does not speak it (${outcome.why}); use protocol "auto" to fall back to the 2025 era`,
+            {
+              requested: this.pinned,
+            },
+          );
         }
         return { kind: "initialize", why: "probed" };
     }
@@ -192,7 +201,12 @@ class Negotiation {
       onLegacySign: (error) => {
         if (cachedVerdict(identity)?.kind !== "modern") return;
         forgetVerdict(identity);
-        wire.emit("error", new McpError(`The server answered like a 2025-era server (${error.message}); the next connection to it probes the protocol era again`, { cause: error }));
+        wire.emit(
+          "error",
+          new McpError(`The server answered like a 2025-era server (${error.message}); the next connection to it probes the protocol era again`, {
+            cause: error,
+          }),
+        );
       },
     });
     const negotiated: Negotiated = {

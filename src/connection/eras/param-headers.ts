@@ -17,7 +17,21 @@ export type HeaderDeclarations = { ok: true; params: HeaderParam[] } | { ok: fal
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MIRRORABLE = new Set(["string", "integer", "boolean"]);
 /** Keywords whose subschemas are not plain `properties` paths: a declaration below them is invalid. */
-const OTHER_SUBSCHEMAS = ["items", "prefixItems", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "contains", "unevaluatedProperties", "propertyNames"];
+const OTHER_SUBSCHEMAS = [
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "unevaluatedProperties",
+  "propertyNames",
+];
 /** Keywords holding a map of name -> subschema (a declaration in them is reached through `$ref` or patterns). */
 const SUBSCHEMA_MAPS = ["$defs", "definitions", "patternProperties", "dependentSchemas"];
 
@@ -37,7 +51,8 @@ export function headerDeclarations(inputSchema: unknown): HeaderDeclarations {
     if (declared !== undefined) {
       if (path === undefined || path.length === 0) problem = `x-mcp-header at ${where} is not reachable through "properties" alone`;
       else if (typeof declared !== "string" || !TOKEN.test(declared)) problem = `x-mcp-header ${JSON.stringify(declared)} at ${where} is not an HTTP token`;
-      else if (typeof schema.type !== "string" || !MIRRORABLE.has(schema.type)) problem = `x-mcp-header "${declared}" at ${where} is on type ${JSON.stringify(schema.type)}; only string, integer and boolean may be mirrored`;
+      else if (typeof schema.type !== "string" || !MIRRORABLE.has(schema.type))
+        problem = `x-mcp-header "${declared}" at ${where} is on type ${JSON.stringify(schema.type)}; only string, integer and boolean may be mirrored`;
       else if (seen.has(declared.toLowerCase())) problem = `x-mcp-header "${declared}" is declared twice (names are case-insensitive)`;
       else {
         seen.add(declared.toLowerCase());

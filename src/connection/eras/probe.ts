@@ -47,7 +47,13 @@ export async function probe({ wire, version, ours, settings, exit }: Probe): Pro
   const params = { _meta: buildEnvelope(version, capabilities, wire.clientInfo) };
   const send = http ? { headers: { "mcp-protocol-version": version, "mcp-method": "server/discover" }, resumable: false } : undefined;
   const { id, result } = wire.roundTripWithId("server/discover", params, { timeoutMs }, send);
-  const answer = await Promise.race([result.then((value) => ({ value }), (error: unknown) => ({ error })), exit.then((error) => ({ exit: error }))]);
+  const answer = await Promise.race([
+    result.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    exit.then((error) => ({ exit: error })),
+  ]);
   if ("exit" in answer) {
     wire.forget(id, answer.exit);
     return { kind: "legacy", why: "the server process exited on server/discover", exited: true };
@@ -80,11 +86,21 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
   }
   if (error instanceof RequestTimeoutError) {
     if (!http) return legacy(`no answer to server/discover within ${error.timeoutMs} ms`);
-    const outage = new TransportError(`The server did not answer the era probe (server/discover) within ${error.timeoutMs} ms; over HTTP silence is an outage, not a 2025 server`, { cause: error, delivered: true });
+    const outage = new TransportError(
+      `The server did not answer the era probe (server/discover) within ${error.timeoutMs} ms; over HTTP silence is an outage, not a 2025 server`,
+      { cause: error, delivered: true },
+    );
     return { kind: "fail", error: outage };
   }
   // 401/403 is authorization, not an era question; 5xx an outage; another 4xx a 2025 server.
-  if (error instanceof TransportError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403) {
+  if (
+    error instanceof TransportError &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 401 &&
+    error.status !== 403
+  ) {
     return legacy(`HTTP ${error.status} without a 2026-era error body`);
   }
   return { kind: "fail", error };

@@ -44,7 +44,9 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
   let polls = 0;
   const cancel = () => {
     // tasks/cancel, never notifications/cancelled: the task outlives the request that created it.
-    send("tasks/cancel", { taskId }).catch((error: Error) => wire.emit("error", new McpError(`tasks/cancel for ${taskId} failed: ${error.message}`, { cause: error })));
+    send("tasks/cancel", { taskId }).catch((error: Error) =>
+      wire.emit("error", new McpError(`tasks/cancel for ${taskId} failed: ${error.message}`, { cause: error })),
+    );
   };
   signal.addEventListener("abort", cancel, { once: true });
   try {
@@ -55,7 +57,11 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
         case "completed":
           return task.result ?? {};
         case "failed":
-          throw new ProtocolError(`Task ${taskId} failed: ${task.error?.message ?? "no reason given"}`, task.error?.code ?? ErrorCode.InternalError, task.error?.data);
+          throw new ProtocolError(
+            `Task ${taskId} failed: ${task.error?.message ?? "no reason given"}`,
+            task.error?.code ?? ErrorCode.InternalError,
+            task.error?.data,
+          );
         case "cancelled":
           throw new RequestCancelledError(`Task ${taskId} was cancelled`);
         case "input_required": {

@@ -71,7 +71,10 @@ function byType(doc: SchemaDocument, node: JsonSchema, type: string, depth: numb
     case "integer":
       return fc.integer({ min: bound(node, "min", -1000), max: bound(node, "max", 1000) });
     case "number":
-      return fc.integer({ min: bound(node, "min", -1000) * 4, max: bound(node, "max", 1000) * 4 }).map((n) => n / 4).filter((n) => n >= bound(node, "min", -1000) && n <= bound(node, "max", 1000));
+      return fc
+        .integer({ min: bound(node, "min", -1000) * 4, max: bound(node, "max", 1000) * 4 })
+        .map((n) => n / 4)
+        .filter((n) => n >= bound(node, "min", -1000) && n <= bound(node, "max", 1000));
     case "string":
       return stringArb(node);
     case "array":
@@ -94,7 +97,8 @@ function bound(node: JsonSchema, side: "min" | "max", fallback: number): number 
 function stringArb(node: JsonSchema): fc.Arbitrary<string> {
   const minLength = typeof node.minLength === "number" ? node.minLength : 0;
   const maxLength = typeof node.maxLength === "number" ? Math.min(node.maxLength, minLength + 12) : minLength + 12;
-  if (typeof node.pattern === "string") return fc.stringMatching(new RegExp(node.pattern)).filter((s) => s.length >= minLength && s.length <= (node.maxLength as number ?? Infinity));
+  if (typeof node.pattern === "string")
+    return fc.stringMatching(new RegExp(node.pattern)).filter((s) => s.length >= minLength && s.length <= ((node.maxLength as number) ?? Infinity));
   switch (node.format) {
     case "date-time":
       return fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
@@ -142,7 +146,11 @@ function objectArb(doc: SchemaDocument, node: JsonSchema, depth: number): fc.Arb
   const extra = node.additionalProperties;
   if (extra === false || depth >= MAX_DEPTH) return declared;
   const values = isObj(extra) ? build(doc, extra, depth + 1) : anyJson();
-  const extras = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !(k in properties) && k !== "__proto__"), values, { maxKeys: 2 });
+  const extras = fc.dictionary(
+    fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !(k in properties) && k !== "__proto__"),
+    values,
+    { maxKeys: 2 },
+  );
   return fc.tuple(declared, extras).map(([d, e]) => ({ ...e, ...d }));
 }
 
