@@ -1,4 +1,8 @@
-/** mcp-switchboard: the public entry. Names here are a promise to users (see docs/API.md). */
+/**
+ * mcp-switchboard: the public entry. Names here are a promise to users (see docs/API.md).
+ *
+ * @module mcp-switchboard
+ */
 export { connect, createClient } from "./client/connect.js";
 export { McpClient, type CallToolOptions, type CachedRequestOptions, type ClientEventName, type McpClientSettings } from "./client/client.js";
 export { StructuredContentError } from "./client/output-validation.js";

@@ -39,7 +39,7 @@ function citations(folder: string, find: (comment: Comment, file: string) => str
 const where = (c: Citation) => `${c.file}:${c.line}: ${c.cited}`;
 
 /** Path-like tokens ending in `.md` (a URL or a `skill://` URI is not a path of this repository). */
-export function mdPaths(text: string): string[] {
+function mdPaths(text: string): string[] {
   return [...text.matchAll(/(?<![\w/.:-])((?:[\w.-]+\/)*[\w.-]+\.md)\b/g)].map((m) => m[1]).filter((p) => !NOT_DOCS.has(p) && !p.startsWith("skill:"));
 }
 
@@ -54,7 +54,7 @@ function headings(doc: string): string[] {
 }
 
 /** A README or docs/ path, an optional comma, then a section heading in double quotes. */
-export function sectionCitations(text: string): Array<{ doc: string; section: string }> {
+function sectionCitations(text: string): Array<{ doc: string; section: string }> {
   return [...text.matchAll(/\b(README(?:\.md)?|docs\/[\w.-]+\.md)(?:'s)?,? "([^"]+)"/g)].map((m) => ({
     doc: m[1].startsWith("README") ? "README.md" : m[1],
     section: m[2].replaceAll("`", "").trim(),

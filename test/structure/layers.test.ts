@@ -18,7 +18,7 @@ const MAX_LINES = 400;
 const KNOWN_OVER_LIMIT = new Set(["src/adapters/schema/compile.ts", "src/transports/streamable-http.ts"]);
 
 /** The layer folders, lowest first, from the first code block of the "## Layers" section. */
-export function documentedLayers(markdown: string): string[] {
+function documentedLayers(markdown: string): string[] {
   const section = markdown.split(/^## /m).find((part) => part.startsWith("Layers\n"));
   if (section === undefined) throw new Error('docs/ARCHITECTURE.md has no "## Layers" section');
   const block = /```[^\n]*\n([\s\S]*?)```/.exec(section)?.[1];
