@@ -92,13 +92,15 @@ describe("document citations in comments", () => {
     });
   }
 
-  it("every source file a comment under src/ names exists", () => {
-    // A name is looked up beside the citing file, from the repository root, then from src/.
-    const bad = citations("src", (c, file) =>
+  it.each(FOLDERS)("every source file a comment under %s/ names exists", (folder) => {
+    // A name is looked up beside the citing file, from the repository root, from src/, and for a test
+    // in the src/ folder its own folder mirrors (a test under test/supervisor/ naming a supervisor file).
+    const bad = citations(folder, (c, file) =>
       [...c.text.matchAll(/(?<![\w/.:@-])((?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs))\b/g)]
         .map((m) => m[1])
         .filter((p) => {
-          const candidates = [posix.join(dirname(file), p), p, posix.join("src", p)];
+          const mirrored = file.startsWith("test/") ? posix.join("src", posix.dirname(file).slice("test/".length), p) : p;
+          const candidates = [posix.join(dirname(file), p), p, posix.join("src", p), mirrored];
           return !candidates.some((candidate) => existsSync(join(ROOT, candidate)));
         }),
     );
