@@ -2,8 +2,8 @@
  * Streamable HTTP throughput, in one run: this client (node:http keep-alive) vs the official SDK client
  * (StreamableHTTPClientTransport, global fetch) vs a raw JSON-RPC loop (keep-alive POSTs, one JSON.parse
  * per reply, nothing else), calling `echo`, against a minimal raw responder (JSON replies: the client is
- * the bottleneck) and the SDK's McpServer with sessions (SSE replies: what users run). Issue #15's
- * targets: at least 0.95x the raw loop with JSON replies, 0.85x with SSE replies, at c1 and c64.
+ * the bottleneck) and the SDK's McpServer with sessions (SSE replies: what users run). The
+ * targets (bench/lib/targets.ts): at least 0.95x the raw loop with JSON replies, 0.85x with SSE replies, at c1 and c64.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ECHO_ARGS, ourEchoClient, sdkEchoClient, serverProcess } from "./lib/echo-clients.js";

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, each in its own Node process (with --expose-gc, so memory numbers
- * are honest and one benchmark's heap never skews the next), then every target of issue #15 with its
+ * are honest and one benchmark's heap never skews the next), then every target (bench/lib/targets.ts) with its
  * reading and whether it is met, every ratio against the baseline (docs/bench/baseline.json), and the
  * charts. It measures the compiled package (it builds dist/ first, as users get it from npm); `--source`
  * measures the TypeScript source through tsx instead (see bench/lib/runtime.ts for how they differ).

@@ -5,7 +5,7 @@
  *   bottleneck, so the client is measured;
  * - the SDK's McpServer (examples/servers/echo-server.mjs): what users run.
  * Each client spawns its own server process. Also the same client behind a Switchboard: the cost of
- * supervision (issue #15's target: at least 0.9x the bare client at c1 and c64 on the raw responder).
+ * supervision (the target in bench/lib/targets.ts: at least 0.9x the bare client at c1 and c64 on the raw responder).
  */
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";

@@ -5,7 +5,7 @@
  *
  * It reads what the runner says (server URL, scenario, era, scenario data: examples/conformance/env.ts),
  * looks the scenario up, and runs it through the public API only. The scenarios live in
- * examples/conformance/core.ts (and skills.ts) and, for authorization, examples/conformance/auth.ts.
+ * examples/conformance/core.ts (and examples/conformance/skills.ts) and, for authorization, examples/conformance/auth.ts.
  * It exits non-zero, with the reason on stderr, when a scenario fails, so the runner's log says why.
  */
 import { authScenarios } from "./conformance/auth.js";

@@ -1,4 +1,8 @@
-/** mcp-switchboard: the public entry. Names here are a promise to users (see API.md). */
+/**
+ * mcp-switchboard: the public entry. Names here are a promise to users (see docs/API.md).
+ *
+ * @module mcp-switchboard
+ */
 export { connect, createClient } from "./client/connect.js";
 export { McpClient, type CallToolOptions, type CachedRequestOptions, type ClientEventName, type McpClientSettings } from "./client/client.js";
 export { StructuredContentError } from "./client/output-validation.js";
@@ -102,3 +106,22 @@ export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 export * from "./adapters/index.js";
 
 export * from "./agents/index.js";
+
+// Types that public signatures above name (options of constructors and functions, event payloads), so
+// users can name them too and the API reference links them (docs/API.md).
+export type { McpErrorOptions, TransportErrorOptions, ConfigErrorOptions, SkillVerificationErrorOptions } from "./jsonrpc/errors.js";
+export type { JsonRpcErrorObject } from "./jsonrpc/messages.js";
+export type { AuthorizationErrorOptions, AuthRequiredErrorOptions } from "./auth/errors.js";
+export type { Supplier } from "./auth/options.js";
+export type { FetchLike } from "./auth/http.js";
+export type { Params, Result } from "./connection/eras/dialect.js";
+export type { SubscriptionEvents } from "./connection/eras/listen.js";
+export type { CachedKind } from "./client/result-cache.js";
+export type { MemoryPairOptions } from "./transports/memory.js";
+export type { TransportSettings } from "./transports/create.js";
+export type { StdioTransportOptions } from "./transports/stdio.js";
+export type { CircuitPolicy, CircuitState, CircuitStateChange } from "./supervisor/circuit-breaker.js";
+export type { ServerState } from "./switchboard/server-runtime.js";
+export type { WhileRestarting } from "./switchboard/router.js";
+export type { ToolFilter, FilterableTool } from "./switchboard/namespacing.js";
+export type { FromConfigOptions } from "./switchboard/board-options.js";

@@ -78,12 +78,18 @@ export class McpClient {
   /** Each tool's outputSchema from the latest tool list, for validation; dropped when the list changes. */
   private outputSchemas: Map<string, object | undefined> | undefined;
   /**
-   * @internal The connection underneath (state machine, request table, transport). Not part of the
-   * API: tests and the Switchboard's diagnostics reach into it.
+   * The connection underneath (state machine, request table, transport). Not part of the API: tests
+   * and the Switchboard's diagnostics reach into it, and the build strips it from the published types.
+   *
+   * @internal
    */
   readonly connection: Connection;
 
-  /** @internal Use `connect()` or `createClient()`. */
+  /**
+   * Use `connect()` or `createClient()`.
+   *
+   * @internal
+   */
   constructor(connection: Connection, settings: McpClientSettings = {}) {
     this.connection = connection;
     this.rootsList = settings.roots;

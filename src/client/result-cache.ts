@@ -61,17 +61,20 @@ export class ResultCache {
   /** Bumped on every invalidation of a kind, so a result fetched before it is not stored after it. */
   private readonly generation: Record<CachedKind, number> = { tools: 0, resources: 0, prompts: 0 };
 
+  /** @internal Every McpClient makes its own (`client.cache`). */
   constructor(private readonly facts: CacheFacts) {}
 
+  /** @internal */
   static pageKey(method: string, cursor: string | undefined): string {
     return cursor === undefined ? method : `${method}\n${cursor}`;
   }
 
+  /** @internal */
   static readKey(uri: string): string {
     return `resources/read\n${uri}`;
   }
 
-  /** The result for `key`: a fresh cached one, the request already in flight, or `fetch()`'s. */
+  /** @internal The result for `key`: a fresh cached one, the request already in flight, or `fetch()`'s. */
   get(method: string, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
     if (!lookup.bypass) {
       const entry = this.entries?.get(key);

@@ -1,7 +1,7 @@
 /**
  * Pure decisions for fallback routing: may a failed call be sent to the next server in its list?
  *
- * The rule (ARCHITECTURE.md, issue 5): move only when the failure is about *where* the call went
+ * The rule (docs/ARCHITECTURE.md, "Supervisor"): move only when the failure is about *where* the call went
  * (`retryable`), and never re-send work that may already have happened unless doing it twice is safe.
  * - Errors about the call itself never move: the tool said no (`ToolError`, or an `isError` result,
  *   which is not an error at all), the server rejected the request (`ProtocolError`: invalid params,

@@ -44,7 +44,7 @@ function permanentReason(error: Record<string, unknown>, url: string | undefined
     return `no protocol version in common: ${message}; set "protocol" to "auto" or to a version the server speaks`;
   }
   if (error.name === "AuthRequiredError") {
-    // The Switchboard's own wording already says which server and what to run (server-runtime.ts).
+    // The Switchboard's own wording already says which server and what to run (src/switchboard/server-runtime.ts).
     return message.startsWith("authorization required") ? message : `authorization required: ${message}; log in or fix the credentials`;
   }
   const spawnFailure = typeof error.syscall === "string" && error.syscall.startsWith("spawn");

@@ -136,7 +136,7 @@ export interface SwitchboardConfig {
   file?: string;
 }
 
-/** The connection target of an entry, as `connect()` takes it (API.md). */
+/** The connection target of an entry, as `connect()` takes it (docs/API.md). */
 export type ConnectTarget =
   | { command: string; args: string[]; env: Record<string, string>; cwd?: string }
   | { url: string; type: RemoteTransportType; headers: Record<string, string>; auth?: AuthOption };

@@ -1,6 +1,8 @@
 /**
  * `mcp-switchboard/telemetry`: OpenTelemetry per the MCP semantic conventions. Needs the optional peer
  * dependency `@opentelemetry/api`; see README, "Telemetry".
+ *
+ * @module mcp-switchboard/telemetry
  */
 export { otelInstrumentation, OtelTelemetry, INSTRUMENTATION_SCOPE, type OtelInstrumentationOptions } from "./otel-instrumentation.js";
 export { toolSpanContext } from "./tool-scope.js";

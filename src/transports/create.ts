@@ -1,5 +1,5 @@
 /**
- * Picks the transport for a `connect()` target (API.md): a command means stdio; a URL means WebSocket
+ * Picks the transport for a `connect()` target (docs/API.md): a command means stdio; a URL means WebSocket
  * for ws:// and wss://, Streamable HTTP otherwise, unless `type` says which; a Transport object is used
  * as it is.
  */

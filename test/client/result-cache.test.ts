@@ -1,6 +1,6 @@
 /**
  * The cache's rules on their own: TTLs (2026 era), the listChanged rule (2025 era), invalidation,
- * in-flight sharing. The client-level tests (client-cache.test.ts) show the same through McpClient.
+ * in-flight sharing. The client-level tests (client-surface.test.ts) show the same through McpClient.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Era, Result } from "../../src/connection/eras/dialect.js";

@@ -89,7 +89,7 @@ describe("tasks extension", () => {
   });
 });
 
-describe("what the result cache (issue #4) relies on", () => {
+describe("what the result cache (src/client/result-cache.ts) relies on", () => {
   it("checklist 29: ttlMs and cacheScope of discover, lists and reads reach the client intact", async () => {
     const server = modernServer();
     server.on("resources/read", () => ({ resultType: "complete", ttlMs: 0, cacheScope: "private", contents: [] }));

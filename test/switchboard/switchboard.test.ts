@@ -103,7 +103,7 @@ describe("Switchboard", () => {
     const fallbacks: string[] = [];
     b.on("fallback", (e) => fallbacks.push(`${e.from}->${e.to}: ${e.reason}`));
     await b.start();
-    // No listTools(): the board learns that idempotent_read is read-only by itself (issue #10, item 6).
+    // No listTools(): the board learns that idempotent_read is read-only by itself (src/switchboard/server-tools.ts).
     const failures: unknown[] = [];
     let successes = 0;
     let stop = false;

@@ -1,5 +1,5 @@
 /**
- * The board knows each server's tools before a routing decision needs them (issue #10, item 6), with
+ * The board knows each server's tools before a routing decision needs them (src/switchboard/server-tools.ts), with
  * scripted servers: the lookup at a failure, list_changed refreshes and their flood bound, a listing
  * that fails. (The kill -9 case with real processes is in switchboard.test.ts.)
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #10, item 9, the reader's rules in isolation (behaviour over HTTP is in sse-streams.test.ts):
+ * Resumable SSE streams (README, "Limits and faults"), the reader's rules in isolation (behaviour over HTTP is in sse-streams.test.ts):
  * the duplicate filter is bounded, and the server's `retry` is clamped to [MIN_RETRY_MS, maxRetryMs].
  */
 import { PassThrough } from "node:stream";

@@ -1,5 +1,5 @@
 /**
- * Issue #10, item 9: one resumable SSE reader for a POST's reply and the GET stream. Both count
+ * README, "Limits and faults": one resumable SSE reader for a POST's reply and the GET stream. Both count
  * re-opening attempts the same way (attempts in a row that bring nothing), honour the server's `retry`
  * within bounds, drop replays with a bounded filter of recent event ids, and use the one backoff formula.
  */

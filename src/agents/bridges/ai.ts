@@ -4,6 +4,8 @@
  * Anthropic accept, mapped back on each call; the non-strict JSON Schema form); every call goes through
  * the host, so supervision, fallbacks, hooks and approval still apply, and the AI SDK's abort signal
  * cancels it. This entry imports `ai` (a peer dependency); the package's main entry does not.
+ *
+ * @module mcp-switchboard/ai
  */
 import { jsonSchema, tool, type Tool, type ToolSet } from "ai";
 import type { CallToolResult } from "../../client/types.js";

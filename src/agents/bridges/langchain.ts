@@ -4,6 +4,8 @@
  * OpenAI and Anthropic accept, mapped back on each call); every call goes through the host, so
  * supervision, fallbacks, hooks and approval still apply, and the run's `signal` cancels it. This entry
  * imports `@langchain/core` (a peer dependency); the package's main entry does not.
+ *
+ * @module mcp-switchboard/langchain
  */
 import { ToolMessage } from "@langchain/core/messages";
 import { DynamicStructuredTool } from "@langchain/core/tools";

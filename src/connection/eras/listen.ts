@@ -79,6 +79,7 @@ export class Subscription extends EventEmitter<SubscriptionEvents> {
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
 
+  /** @internal `client.listen()` makes subscriptions; the wire and host are the connection's. */
   constructor(
     private readonly wire: Wire,
     private readonly host: ListenHost,

@@ -1,5 +1,5 @@
 /**
- * The era probe (SPEC §3, §10): one `server/discover` with the full 2026 envelope, and what its answer
+ * The era probe (docs/SPEC-2026-07-28.md §3, §10): one `server/discover` with the full 2026 envelope, and what its answer
  * says about the server. It decides nothing: negotiate.ts turns each outcome into the next step.
  *
  * - a DiscoverResult naming a version we offer -> `modern`;
