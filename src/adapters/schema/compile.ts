@@ -9,10 +9,24 @@
 import { isObject } from "../../util/guards.js";
 import { compose, phrase, short } from "./describe.js";
 import { SchemaDocument, layer, sameJson, type JsonSchema } from "./document.js";
+import { disjoint } from "./disjoint.js";
 import { mergeAllOf } from "./merge.js";
 import { mergeRootAlternatives, strictObject, strictWithinLimits, withNull } from "./shape.js";
 import { GEMINI_RECURSION_DEPTH, isPortablePattern, profileFor, type SchemaTarget, type TargetProfile } from "./targets.js";
-import { ARRAY_KEYWORDS, KNOWN, OBJECT_KEYWORDS, SUBSCHEMA_VALUE, defName, describeMap, inferTypes, mapSchemas, summary, typeList } from "./vocabulary.js";
+import {
+  ANNOTATION_ONLY,
+  ARRAY_KEYWORDS,
+  DROPPED,
+  KNOWN,
+  OBJECT_KEYWORDS,
+  SUBSCHEMA_VALUE,
+  defName,
+  describeMap,
+  inferTypes,
+  mapSchemas,
+  summary,
+  typeList,
+} from "./vocabulary.js";
 
 export interface CompiledSchema {
   /** The parameters schema to send: a top-level object (for Gemini, `undefined` when the tool takes no arguments). */
@@ -26,43 +40,7 @@ export interface CompiledSchema {
 /** The words that mark a value taken as JSON text (the encoder in codec.ts looks for them). */
 export const JSON_TEXT_NOTE = "written as JSON text";
 
-/** Keywords that carry no validation and no meaning for a model. */
-const DROPPED = new Set([
-  "title",
-  "$schema",
-  "$id",
-  "$comment",
-  "$anchor",
-  "$dynamicAnchor",
-  "$vocabulary",
-  "readOnly",
-  "writeOnly",
-  "discriminator",
-  "$defs",
-  "definitions",
-  "nullable",
-  "type",
-  "description",
-]);
 const UNIONS = ["anyOf", "oneOf"] as const;
-/** Keywords beside a union that do not constrain: they stay on the union instead of going into each branch. */
-const ANNOTATION_ONLY = new Set([
-  "description",
-  "default",
-  "examples",
-  "example",
-  "deprecated",
-  "title",
-  "$schema",
-  "$id",
-  "$comment",
-  "$anchor",
-  "readOnly",
-  "writeOnly",
-  "discriminator",
-  "$defs",
-  "definitions",
-]);
 
 export function compileSchema(input: unknown, target: SchemaTarget): CompiledSchema {
   return new Compiler(normaliseRoot(input), profileFor(target)).run();
@@ -191,7 +169,7 @@ export class Compiler {
     }
     let branches = (rawBranches as unknown[]).filter((b) => b !== false);
     if (Object.keys(siblings).length > 0) branches = branches.map((b) => (isObject(b) ? { allOf: [siblings, b] } : siblings));
-    if (keyword === "oneOf" && !this.profile.oneOf && !this.disjoint(branches)) {
+    if (keyword === "oneOf" && !this.profile.oneOf && !disjoint(branches, this.doc)) {
       this.loss(path, "oneOf is offered as anyOf (its alternatives overlap, so a value may now match more than one)");
     }
     const compiled: JsonSchema[] = [];
@@ -211,37 +189,6 @@ export class Compiler {
     if (nullable && compiled.length > 0) out = withNull(out, this.profile);
     const description = compose(annotations.description ?? (compiled.length === 1 ? out.description : undefined), notes.notes);
     return this.finish(out, description, notes.kept);
-  }
-
-  /** Whether no value can match two of the alternatives (so `anyOf` means what `oneOf` meant). */
-  private disjoint(branches: unknown[]): boolean {
-    for (let i = 0; i < branches.length; i++) {
-      for (let j = i + 1; j < branches.length; j++) if (!this.pairDisjoint(branches[i], branches[j])) return false;
-    }
-    return true;
-  }
-
-  private pairDisjoint(a: unknown, b: unknown): boolean {
-    const ta = this.doc.typesOf(a);
-    const tb = this.doc.typesOf(b);
-    if (![...ta].some((t) => tb.has(t))) return true;
-    if (!isObject(a) || !isObject(b)) return false;
-    const na = this.doc.deref(isObject(a) && Array.isArray(a.allOf) ? mergeAllOf(a, this.doc) : a).node;
-    const nb = this.doc.deref(isObject(b) && Array.isArray(b.allOf) ? mergeAllOf(b, this.doc) : b).node;
-    const required = (n: JsonSchema) => (Array.isArray(n.required) ? (n.required as string[]) : []);
-    const values = (n: JsonSchema, key: string): unknown[] | undefined => {
-      const prop = isObject(n.properties) ? n.properties[key] : undefined;
-      if (!isObject(prop)) return undefined;
-      const p = this.doc.deref(prop).node;
-      if ("const" in p) return [p.const];
-      return Array.isArray(p.enum) ? p.enum : undefined;
-    };
-    // A key both alternatives pin to different values, and one of them requires, tells them apart.
-    return [...new Set([...required(na), ...required(nb)])].some((key) => {
-      const va = values(na, key);
-      const vb = values(nb, key);
-      return va !== undefined && vb !== undefined && !va.some((v) => vb.some((w) => sameJson(v, w)));
-    });
   }
 
   /** A node without a union: its type decides which keywords apply. */

@@ -98,3 +98,40 @@ export function defName(ref: string): string {
     .replace(/~0/g, "~");
   return last.replace(/[^A-Za-z0-9_.-]/g, "_") || "Def";
 }
+
+/** Keywords that carry no validation and no meaning for a model. */
+export const DROPPED = new Set([
+  "title",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "readOnly",
+  "writeOnly",
+  "discriminator",
+  "$defs",
+  "definitions",
+  "nullable",
+  "type",
+  "description",
+]);
+/** Keywords beside a union that do not constrain: they stay on the union instead of going into each branch. */
+export const ANNOTATION_ONLY = new Set([
+  "description",
+  "default",
+  "examples",
+  "example",
+  "deprecated",
+  "title",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "readOnly",
+  "writeOnly",
+  "discriminator",
+  "$defs",
+  "definitions",
+]);
