@@ -3,7 +3,8 @@
  * type and range, where `${VAR}` substitution applies, which kind of server it belongs to, and what it
  * is for. `config-validate.ts` walks these tables; `config.ts` adds the rules that span fields (command
  * vs url, fallbacks, maxMs >= initialMs); the input types (`ServerEntryInput`, `ConfigInput`) are read
- * off them, JSDoc included. The defaults sit here too, next to the fields they complete.
+ * off them, JSDoc included; `config-schema.ts` makes mcp.schema.json from them. The defaults sit here
+ * too, next to the fields they complete.
  */
 import { OAUTH_CONFIG_AUTH_METHODS, OAUTH_CONFIG_GRANTS } from "../auth/config.js";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../connection/eras/versions.js";
@@ -31,20 +32,20 @@ export const REMOTE_TYPES = ["streamable-http", "http", "sse", "websocket"] as c
 
 const BACKOFF_FIELDS = fieldTable({
   /** The delay before the first restart (before jitter), in ms. */
-  initialMs: { check: { kind: "integer", min: 0 }, description: "The delay before the first restart (before jitter), in ms. Default 100." },
+  initialMs: { check: { kind: "integer", min: 0 }, description: "The delay before the first restart (before jitter), in ms." },
   /** The ceiling for any delay, in ms. */
-  maxMs: { check: { kind: "integer", min: 0 }, description: "The ceiling for any delay, in ms; at least initialMs. Default 30000." },
+  maxMs: { check: { kind: "integer", min: 0 }, description: "The ceiling for any delay, in ms; at least initialMs (checked by the loader)." },
   /** Growth per attempt (>= 1). */
-  factor: { check: { kind: "number", min: 1 }, description: "Growth of the delay per attempt. Default 2." },
+  factor: { check: { kind: "number", min: 1 }, description: "Growth of the delay per attempt." },
   /** Fraction of the delay that is random, 0..1. */
-  jitter: { check: { kind: "number", min: 0, max: 1 }, description: "Fraction of the delay that is random, 0 to 1. Default 0.2." },
+  jitter: { check: { kind: "number", min: 0, max: 1 }, description: "Fraction of the delay that is random, 0 to 1." },
 });
 
 const RESTART_FIELDS = fieldTable({
   /** Restarts allowed within the window; 0 means a failed child is never restarted. */
-  maxRestarts: { check: { kind: "integer", min: 0 }, description: "Restarts allowed within withinMs; 0: never restarted. Default 5." },
+  maxRestarts: { check: { kind: "integer", min: 0 }, description: "Restarts allowed within withinMs; 0: a failed server is never restarted." },
   /** The window, in ms. */
-  withinMs: { check: { kind: "integer", min: 1 }, description: "The window maxRestarts counts in, in ms. Default 60000." },
+  withinMs: { check: { kind: "integer", min: 1 }, description: "The window maxRestarts counts in, in ms." },
   backoff: { check: { kind: "object", fields: BACKOFF_FIELDS }, description: "The delay between restarts: grows by factor from initialMs up to maxMs." },
   cooldownMs: {
     check: { kind: "integer", min: 0 },
@@ -52,15 +53,15 @@ const RESTART_FIELDS = fieldTable({
   },
   healthyAfterMs: {
     check: { kind: "integer", min: 0 },
-    description: "The backoff starts afresh once the server has stayed up this long, in ms. Default 10000.",
+    description: "The backoff starts afresh once the server has stayed up this long, in ms.",
   },
 });
 
 const CIRCUIT_FIELDS = fieldTable({
   /** Consecutive failures that open the circuit (>= 1). */
-  failureThreshold: { check: { kind: "integer", min: 1 }, description: "Consecutive failures that open the circuit. Default 5." },
+  failureThreshold: { check: { kind: "integer", min: 1 }, description: "Consecutive failures that open the circuit." },
   /** How long the circuit stays open before a probe is let through, in ms. */
-  cooldownMs: { check: { kind: "integer", min: 0 }, description: "How long the circuit stays open before a probe is let through, in ms. Default 10000." },
+  cooldownMs: { check: { kind: "integer", min: 0 }, description: "How long the circuit stays open before a probe is let through, in ms." },
 });
 
 const TOOLS_FIELDS = fieldTable({
@@ -89,7 +90,7 @@ const OAUTH_FIELDS = fieldTable({
     substitute: true,
     description: "An https URL of this client's metadata document, used as its client ID where the server supports it.",
   },
-  clientName: { check: { kind: "string", nonEmpty: true }, substitute: true, description: 'Sent in dynamic registration. Default "mcp-switchboard".' },
+  clientName: { check: { kind: "string", nonEmpty: true }, substitute: true, description: 'Sent in dynamic registration. Default: "mcp-switchboard".' },
   scope: { check: { kind: "string" }, substitute: true, description: "Scopes to ask for when neither the challenge nor the server's metadata names any." },
   redirectUri: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "Where the authorization server sends the browser back." },
   grant: {
@@ -98,7 +99,7 @@ const OAUTH_FIELDS = fieldTable({
   },
   /** PKCS#8 PEM private key for private_key_jwt (use `${VAR}` to keep it out of the file). */
   privateKey: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "PKCS#8 PEM private key for private_key_jwt." },
-  signingAlgorithm: { check: { kind: "string", nonEmpty: true }, description: "The private key's algorithm. Default ES256." },
+  signingAlgorithm: { check: { kind: "string", nonEmpty: true }, description: "The private key's algorithm. Default: ES256." },
   tokenEndpointAuthMethod: {
     check: { kind: "enum", values: OAUTH_CONFIG_AUTH_METHODS },
     description: "Force a token endpoint authentication method instead of choosing from what the server supports.",
@@ -117,7 +118,7 @@ const OAUTH_FIELDS = fieldTable({
   tokenFile: {
     check: { kind: "string", nonEmpty: true },
     substitute: true,
-    description: "Where the credentials are kept, relative to the config file. Default ~/.mcp-switchboard/tokens.json.",
+    description: "Where the credentials are kept, relative to the config file. Default: ~/.mcp-switchboard/tokens.json.",
   },
   /** The port `mcp-switchboard login` receives the callback on (default: a free one). */
   loopbackPort: {
@@ -134,7 +135,7 @@ export const SERVER_FIELDS = fieldTable({
     check: { kind: "string-map" },
     substitute: true,
     appliesTo: "stdio",
-    description: "stdio: environment variables for the program, added to the inherited environment. Names are not substituted.",
+    description: "stdio: environment variables for the program, added to the minimal environment it inherits (PATH, HOME and the like).",
   },
   /** Relative paths are resolved against the config file's directory. */
   cwd: {
@@ -154,22 +155,22 @@ export const SERVER_FIELDS = fieldTable({
   type: {
     check: { kind: "enum", values: ["stdio", ...REMOTE_TYPES] },
     description:
-      'The transport. "stdio" is accepted on stdio entries; "http" means "streamable-http". Default for a URL: "websocket" for ws:// and wss://, else "streamable-http" (the loader also checks that a ws:// URL has "websocket").',
+      'The transport. "stdio" is accepted on stdio entries; "http" means "streamable-http". Without it, a URL gets "websocket" for ws:// and wss://, else "streamable-http" (the loader also checks that a ws:// URL has "websocket").',
   },
   headers: {
     check: { kind: "string-map" },
     substitute: true,
     appliesTo: "remote",
-    description: "Remote: HTTP headers sent with every request (and the WebSocket handshake). Names are not substituted.",
+    description: "Remote: HTTP headers sent with every request (and the WebSocket handshake).",
   },
-  disabled: { check: { kind: "boolean" }, description: "A disabled server is not started, and needs none of its variables set. Default false." },
+  disabled: { check: { kind: "boolean" }, description: "A disabled server is not started, and needs none of its variables set. Default: false." },
   fallbacks: {
     check: { kind: "string-array", nonEmpty: true },
     description:
       "Other servers to try, in order, when this one cannot take a call; not transitive. Each must name another server of this file (checked by the loader).",
   },
   restart: { check: { kind: "object", fields: RESTART_FIELDS }, description: "When and how fast a server that exits or fails is started again." },
-  requestTimeoutMs: { check: { kind: "integer", min: 1 }, description: "Each request's deadline, in ms. Default 60000." },
+  requestTimeoutMs: { check: { kind: "integer", min: 1 }, description: "Each request's deadline, in ms." },
   /** Each start (spawn or connect, and the handshake) must finish within this; default: the board's `startTimeoutMs`. */
   startTimeoutMs: {
     check: { kind: "integer", min: 1 },
@@ -181,7 +182,7 @@ export const SERVER_FIELDS = fieldTable({
   },
   maxQueue: {
     check: { kind: "integer", min: 0, allowInfinity: true },
-    description: "Requests waiting for a slot when maxConcurrency is reached. Default 1000.",
+    description: "Requests waiting for a slot when maxConcurrency is reached.",
   },
   tools: { check: { kind: "object", fields: TOOLS_FIELDS }, description: "Which of the server's tools to expose, and their descriptions." },
   circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS }, description: "The circuit breaker: stop sending calls to a failing server for a while." },
@@ -194,10 +195,10 @@ export const SERVER_FIELDS = fieldTable({
   /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
   autoListen: {
     check: { kind: "boolean" },
-    description: "2026 era: keep a subscriptions/listen open for the server's list changes. Default true.",
+    description: "2026 era: keep a subscriptions/listen open for the server's list changes. Default: true.",
   },
   /** The largest message the server may send, in bytes (default 16 MiB). */
-  maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default 16777216 (16 MiB)." },
+  maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
   /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
   oauth: {
     check: { kind: "object", fields: OAUTH_FIELDS },
@@ -248,10 +249,10 @@ export const TOP_LEVEL_FIELDS = fieldTable({
   servers: { check: { kind: "server-map", fields: SERVER_FIELDS }, description: "The same as mcpServers, as VS Code spells it." },
   /** The same, legacy name. */
   services: { check: { kind: "server-map", fields: SERVER_FIELDS }, description: "The same as mcpServers, the legacy name." },
-  /** Between server and tool in qualified names. Default "__". */
+  /** Between server and tool in qualified names. Default: "__". */
   separator: {
     check: { kind: "string", nonEmpty: true },
-    description: 'Between server and tool in qualified names. Default "__". Server names must not contain it, nor end with a part of it.',
+    description: "Between server and tool in qualified names. Server names must not contain it, nor end with a part of it.",
   },
   /** Ignored; lets editors find a JSON schema. */
   $schema: { check: { kind: "string" }, description: "Ignored by the loader; lets editors find this schema." },
