@@ -4,14 +4,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { format } from "prettier";
+import { format, resolveConfig } from "prettier";
 import { configSchema } from "../src/switchboard/config-schema.js";
 
 export const SCHEMA_FILE = fileURLToPath(new URL("../mcp.schema.json", import.meta.url));
 
-/** The file's text: the schema, formatted as Prettier formats the repository's JSON. */
+/** The file's text: the schema, formatted by Prettier with the repository's settings (so `prettier --check` passes). */
 export async function renderConfigSchema(): Promise<string> {
-  return format(JSON.stringify(configSchema()), { parser: "json", printWidth: 160 });
+  const options = (await resolveConfig(SCHEMA_FILE)) ?? {};
+  return format(JSON.stringify(configSchema()), { ...options, parser: "json" });
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
