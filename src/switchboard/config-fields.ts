@@ -1,12 +1,15 @@
 /**
- * The configuration format as data: every field a config may hold, its type and range, where `${VAR}`
- * substitution applies, and which kind of server it belongs to. `config-validate.ts` walks these
- * tables; `config.ts` adds the rules that span fields (command vs url, fallbacks, maxMs >= initialMs).
- * The defaults sit here too, next to the fields they complete.
+ * The configuration format as data, and its one source of truth: every field a config may hold, its
+ * type and range, where `${VAR}` substitution applies, which kind of server it belongs to, and what it
+ * is for. `config-validate.ts` walks these tables; `config.ts` adds the rules that span fields (command
+ * vs url, fallbacks, maxMs >= initialMs); the input types (`ServerEntryInput`, `ConfigInput`) are read
+ * off them, JSDoc included; `config-schema.ts` makes mcp.schema.json from them. The defaults sit here
+ * too, next to the fields they complete.
  */
 import { OAUTH_CONFIG_AUTH_METHODS, OAUTH_CONFIG_GRANTS } from "../auth/config.js";
-import type { FieldHints, FieldTable } from "./config-validate.js";
-import { DEFAULT_SEPARATOR } from "./namespacing.js";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "../connection/eras/versions.js";
+import { fieldTable, functionCheck, type FieldHints } from "./config-validate.js";
+import { DEFAULT_SEPARATOR, type FilterableTool } from "./namespacing.js";
 
 export const CONFIG_DEFAULTS = {
   separator: DEFAULT_SEPARATOR,
@@ -27,77 +30,184 @@ export const CONFIG_DEFAULTS = {
 
 export const REMOTE_TYPES = ["streamable-http", "http", "sse", "websocket"] as const;
 
-const BACKOFF_FIELDS: FieldTable = {
-  initialMs: { check: { kind: "integer", min: 0 } },
-  maxMs: { check: { kind: "integer", min: 0 } },
-  factor: { check: { kind: "number", min: 1 } },
-  jitter: { check: { kind: "number", min: 0, max: 1 } },
-};
+const BACKOFF_FIELDS = fieldTable({
+  /** The delay before the first restart (before jitter), in ms. */
+  initialMs: { check: { kind: "integer", min: 0 }, description: "The delay before the first restart (before jitter), in ms." },
+  /** The ceiling for any delay, in ms. */
+  maxMs: { check: { kind: "integer", min: 0 }, description: "The ceiling for any delay, in ms; at least initialMs (checked by the loader)." },
+  /** Growth per attempt (>= 1). */
+  factor: { check: { kind: "number", min: 1 }, description: "Growth of the delay per attempt." },
+  /** Fraction of the delay that is random, 0..1. */
+  jitter: { check: { kind: "number", min: 0, max: 1 }, description: "Fraction of the delay that is random, 0 to 1." },
+});
 
-const RESTART_FIELDS: FieldTable = {
-  maxRestarts: { check: { kind: "integer", min: 0 } },
-  withinMs: { check: { kind: "integer", min: 1 } },
-  backoff: { check: { kind: "object", fields: BACKOFF_FIELDS } },
-  cooldownMs: { check: { kind: "integer", min: 0 } },
-  healthyAfterMs: { check: { kind: "integer", min: 0 } },
-};
+const RESTART_FIELDS = fieldTable({
+  /** Restarts allowed within the window; 0 means a failed child is never restarted. */
+  maxRestarts: { check: { kind: "integer", min: 0 }, description: "Restarts allowed within withinMs; 0: a failed server is never restarted." },
+  /** The window, in ms. */
+  withinMs: { check: { kind: "integer", min: 1 }, description: "The window maxRestarts counts in, in ms." },
+  backoff: { check: { kind: "object", fields: BACKOFF_FIELDS }, description: "The delay between restarts: grows by factor from initialMs up to maxMs." },
+  cooldownMs: {
+    check: { kind: "integer", min: 0 },
+    description: "Once the restart limit puts the server down, start it again after this many ms. Default: it stays down.",
+  },
+  healthyAfterMs: {
+    check: { kind: "integer", min: 0 },
+    description: "The backoff starts afresh once the server has stayed up this long, in ms.",
+  },
+});
 
-const CIRCUIT_FIELDS: FieldTable = {
-  failureThreshold: { check: { kind: "integer", min: 1 } },
-  cooldownMs: { check: { kind: "integer", min: 0 } },
-};
+const CIRCUIT_FIELDS = fieldTable({
+  /** Consecutive failures that open the circuit (>= 1). */
+  failureThreshold: { check: { kind: "integer", min: 1 }, description: "Consecutive failures that open the circuit." },
+  /** How long the circuit stays open before a probe is let through, in ms. */
+  cooldownMs: { check: { kind: "integer", min: 0 }, description: "How long the circuit stays open before a probe is let through, in ms." },
+});
 
-const TOOLS_FIELDS: FieldTable = {
-  only: { check: { kind: "string-array", nonEmpty: true } },
-  except: { check: { kind: "string-array", nonEmpty: true } },
-  descriptions: { check: { kind: "string-map" } },
-  /** Code only (a predicate); a JSON file cannot hold one. */
-  filter: { check: { kind: "function" } },
-};
+const TOOLS_FIELDS = fieldTable({
+  /** Only these tools ("*" matches any run of characters: "read_*"). Omitted: all tools. */
+  only: {
+    check: { kind: "string-array", nonEmpty: true },
+    description: 'Only these tools (the server\'s own names; "*" matches any run of characters: "read_*"). Omitted: all tools.',
+  },
+  /** Minus these tools (same patterns), applied after `only`. */
+  except: { check: { kind: "string-array", nonEmpty: true }, description: "Minus these tools (same patterns), applied after only." },
+  /** Replacement descriptions by tool name. */
+  descriptions: { check: { kind: "string-map" }, description: "Replacement descriptions by tool name." },
+  /** Code only: a last say on each tool that passed `only` and `except`. */
+  filter: {
+    check: functionCheck<(tool: FilterableTool) => boolean>(),
+    description: "Code only: a last say on each tool that passed only and except.",
+  },
+});
 
 /** The `oauth` object of a remote entry (see src/auth/config.ts); strings take `${VAR}`, so secrets stay out of the file. */
-const OAUTH_FIELDS: FieldTable = {
-  clientId: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  clientSecret: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  clientMetadataUrl: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  clientName: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  scope: { check: { kind: "string" }, substitute: true },
-  redirectUri: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  grant: { check: { kind: "enum", values: OAUTH_CONFIG_GRANTS } },
-  privateKey: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  signingAlgorithm: { check: { kind: "string", nonEmpty: true } },
-  tokenEndpointAuthMethod: { check: { kind: "enum", values: OAUTH_CONFIG_AUTH_METHODS } },
-  applicationType: { check: { kind: "enum", values: ["native", "web"] } },
-  dpop: { check: { kind: "boolean" } },
-  authorizationServer: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  tokenFile: { check: { kind: "string", nonEmpty: true }, substitute: true },
-  loopbackPort: { check: { kind: "integer", min: 0, max: 65_535 } },
-};
+const OAUTH_FIELDS = fieldTable({
+  clientId: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "A pre-registered client ID (skips registration)." },
+  clientSecret: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "The client secret; keep it in the environment." },
+  clientMetadataUrl: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: "An https URL of this client's metadata document, used as its client ID where the server supports it.",
+  },
+  clientName: { check: { kind: "string", nonEmpty: true }, substitute: true, description: 'Sent in dynamic registration. Default: "mcp-switchboard".' },
+  scope: { check: { kind: "string" }, substitute: true, description: "Scopes to ask for when neither the challenge nor the server's metadata names any." },
+  redirectUri: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "Where the authorization server sends the browser back." },
+  grant: {
+    check: { kind: "enum", values: OAUTH_CONFIG_GRANTS },
+    description: '"authorization_code" (default: a user consents) or "client_credentials" (machine to machine).',
+  },
+  /** PKCS#8 PEM private key for private_key_jwt (use `${VAR}` to keep it out of the file). */
+  privateKey: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "PKCS#8 PEM private key for private_key_jwt." },
+  signingAlgorithm: { check: { kind: "string", nonEmpty: true }, description: "The private key's algorithm. Default: ES256." },
+  tokenEndpointAuthMethod: {
+    check: { kind: "enum", values: OAUTH_CONFIG_AUTH_METHODS },
+    description: "Force a token endpoint authentication method instead of choosing from what the server supports.",
+  },
+  applicationType: {
+    check: { kind: "enum", values: ["native", "web"] },
+    description: "Dynamic registration's application_type. Default: native for loopback redirects, else web.",
+  },
+  dpop: { check: { kind: "boolean" }, description: "DPoP-bound tokens (RFC 9449). Default: when both servers ask for it." },
+  authorizationServer: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: "Of the authorization servers a resource lists, use this one. Default: the first.",
+  },
+  /** Where the credentials are kept (default ~/.mcp-switchboard/tokens.json). */
+  tokenFile: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: "Where the credentials are kept, relative to the config file. Default: ~/.mcp-switchboard/tokens.json.",
+  },
+  /** The port `mcp-switchboard login` receives the callback on (default: a free one). */
+  loopbackPort: {
+    check: { kind: "integer", min: 0, max: 65_535 },
+    description: "The port `mcp-switchboard login` receives the callback on. Default: a free one.",
+  },
+});
 
-export const SERVER_FIELDS: FieldTable = {
-  command: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "stdio" },
-  args: { check: { kind: "string-array" }, substitute: true, appliesTo: "stdio" },
-  env: { check: { kind: "string-map" }, substitute: true, appliesTo: "stdio" },
-  cwd: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "stdio" },
-  url: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "remote" },
-  type: { check: { kind: "enum", values: ["stdio", ...REMOTE_TYPES] } },
-  headers: { check: { kind: "string-map" }, substitute: true, appliesTo: "remote" },
-  disabled: { check: { kind: "boolean" } },
-  fallbacks: { check: { kind: "string-array", nonEmpty: true } },
-  restart: { check: { kind: "object", fields: RESTART_FIELDS } },
-  requestTimeoutMs: { check: { kind: "integer", min: 1 } },
-  startTimeoutMs: { check: { kind: "integer", min: 1 } },
-  maxConcurrency: { check: { kind: "integer", min: 1, allowInfinity: true } },
-  maxQueue: { check: { kind: "integer", min: 0, allowInfinity: true } },
-  tools: { check: { kind: "object", fields: TOOLS_FIELDS } },
-  circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS } },
-  protocol: { check: { kind: "string", nonEmpty: true } },
-  autoListen: { check: { kind: "boolean" } },
-  maxMessageBytes: { check: { kind: "integer", min: 1 } },
-  oauth: { check: { kind: "object", fields: OAUTH_FIELDS }, appliesTo: "remote" },
-  /** Code only: `oauth()`, `{ token }` or a header function. */
-  auth: { check: { kind: "auth" }, appliesTo: "remote" },
-};
+export const SERVER_FIELDS = fieldTable({
+  /** stdio: the program to run. */
+  command: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "stdio", description: "stdio: the program to run." },
+  args: { check: { kind: "string-array" }, substitute: true, appliesTo: "stdio", description: "stdio: the program's arguments." },
+  env: {
+    check: { kind: "string-map" },
+    substitute: true,
+    appliesTo: "stdio",
+    description: "stdio: environment variables for the program, added to the minimal environment it inherits (PATH, HOME and the like).",
+  },
+  /** Relative paths are resolved against the config file's directory. */
+  cwd: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    appliesTo: "stdio",
+    description: "stdio: the working directory; relative paths are resolved against the config file's directory.",
+  },
+  /** Remote: the server's URL (http(s):// or ws(s)://). */
+  url: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    appliesTo: "remote",
+    description: "Remote: the server's absolute http://, https://, ws:// or wss:// URL (checked by the loader after substitution).",
+  },
+  /** "stdio" is accepted on stdio entries (some clients write it); "http" means "streamable-http". */
+  type: {
+    check: { kind: "enum", values: ["stdio", ...REMOTE_TYPES] },
+    description:
+      'The transport. "stdio" is accepted on stdio entries; "http" means "streamable-http". Without it, a URL gets "websocket" for ws:// and wss://, else "streamable-http" (the loader also checks that a ws:// URL has "websocket").',
+  },
+  headers: {
+    check: { kind: "string-map" },
+    substitute: true,
+    appliesTo: "remote",
+    description: "Remote: HTTP headers sent with every request (and the WebSocket handshake).",
+  },
+  disabled: { check: { kind: "boolean" }, description: "A disabled server is not started, and needs none of its variables set. Default: false." },
+  fallbacks: {
+    check: { kind: "string-array", nonEmpty: true },
+    description:
+      "Other servers to try, in order, when this one cannot take a call; not transitive. Each must name another server of this file (checked by the loader).",
+  },
+  restart: { check: { kind: "object", fields: RESTART_FIELDS }, description: "When and how fast a server that exits or fails is started again." },
+  requestTimeoutMs: { check: { kind: "integer", min: 1 }, description: "Each request's deadline, in ms." },
+  /** Each start (spawn or connect, and the handshake) must finish within this; default: the board's `startTimeoutMs`. */
+  startTimeoutMs: {
+    check: { kind: "integer", min: 1 },
+    description: "Each start (spawn or connect, and the handshake) must finish within this many ms. Default: the board's (30000).",
+  },
+  maxConcurrency: {
+    check: { kind: "integer", min: 1, allowInfinity: true },
+    description: "Requests in flight at once to this server. Default: no limit.",
+  },
+  maxQueue: {
+    check: { kind: "integer", min: 0, allowInfinity: true },
+    description: "Requests waiting for a slot when maxConcurrency is reached.",
+  },
+  tools: { check: { kind: "object", fields: TOOLS_FIELDS }, description: "Which of the server's tools to expose, and their descriptions." },
+  circuit: { check: { kind: "object", fields: CIRCUIT_FIELDS }, description: "The circuit breaker: stop sending calls to a failing server for a while." },
+  /** `"auto"` (default), `"legacy"` (the 2025 era, no probe), or a pinned version such as `"2026-07-28"`. */
+  protocol: {
+    check: { kind: "string", nonEmpty: true },
+    oneOf: ["auto", "legacy", ...SUPPORTED_PROTOCOL_VERSIONS],
+    description: '"auto" (default), "legacy" (the 2025 era, no probe), or a pinned protocol version this client speaks.',
+  },
+  /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
+  autoListen: {
+    check: { kind: "boolean" },
+    description: "2026 era: keep a subscriptions/listen open for the server's list changes. Default: true.",
+  },
+  /** The largest message the server may send, in bytes (default 16 MiB). */
+  maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
+  /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
+  oauth: {
+    check: { kind: "object", fields: OAUTH_FIELDS },
+    appliesTo: "remote",
+    description: "Remote: OAuth 2.1 for this server, credentials in a token file ({} is enough for a server that registers clients).",
+  },
+  /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
+  auth: { check: { kind: "auth" }, appliesTo: "remote", description: "Remote, code only: oauth({...}), { token } or a function returning headers." },
+});
 
 /**
  * Fields people write on a server entry that live elsewhere in this format. Tool filters are only
@@ -128,11 +238,22 @@ export const SERVER_HINTS: FieldHints = {
 /** The keys that hold the server map; exactly one may be given. */
 export const SERVER_MAP_KEYS = ["mcpServers", "servers", "services"] as const;
 
-/** The server maps are listed for the unknown-field check; config.ts walks them entry by entry. */
-export const TOP_LEVEL_FIELDS: FieldTable = {
-  mcpServers: { check: { kind: "object", fields: {} } },
-  servers: { check: { kind: "object", fields: {} } },
-  services: { check: { kind: "object", fields: {} } },
-  separator: { check: { kind: "string", nonEmpty: true } },
-  $schema: { check: { kind: "string" } },
-};
+/** The server maps are checked for shape here; config.ts walks them entry by entry. */
+export const TOP_LEVEL_FIELDS = fieldTable({
+  /** The usual key. */
+  mcpServers: {
+    check: { kind: "server-map", fields: SERVER_FIELDS },
+    description: "The servers, by name. Give exactly one of mcpServers, servers and services.",
+  },
+  /** The same, as VS Code and `new Switchboard({ servers })` spell it. */
+  servers: { check: { kind: "server-map", fields: SERVER_FIELDS }, description: "The same as mcpServers, as VS Code spells it." },
+  /** The same, legacy name. */
+  services: { check: { kind: "server-map", fields: SERVER_FIELDS }, description: "The same as mcpServers, the legacy name." },
+  /** Between server and tool in qualified names. Default: "__". */
+  separator: {
+    check: { kind: "string", nonEmpty: true },
+    description: "Between server and tool in qualified names. Server names must not contain it, nor end with a part of it.",
+  },
+  /** Ignored; lets editors find a JSON schema. */
+  $schema: { check: { kind: "string" }, description: "Ignored by the loader; lets editors find this schema." },
+});

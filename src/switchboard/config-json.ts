@@ -22,7 +22,7 @@ export function parseJson(text: string): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(body) };
   } catch (error) {
-    const problem = locateJsonError(body) ?? { line: 1, column: 1, message: (error as Error).message };
+    const problem = locateJsonError(body) ?? { line: 1, column: 1, message: error instanceof Error ? error.message : String(error) };
     return { ok: false, problem };
   }
 }
@@ -97,7 +97,7 @@ class Scanner {
     if (c === "[") return this.#array();
     if (c === '"') return this.#string();
     if (c === "'") throw new Stop(this.#at, "strings must be in double quotes, not single quotes");
-    if (c === "-" || (c >= "0" && c <= "9")) return this.#number();
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.#number();
     for (const literal of ["true", "false", "null"]) {
       if (this.text.startsWith(literal, this.#at)) {
         this.#at += literal.length;

@@ -44,13 +44,14 @@ export function substituteVariables(text: string, env: Environment): Substitutio
     }
     const expression = text.slice(dollar + 2, close);
     const match = expression.includes("${") ? null : EXPRESSION.exec(expression);
-    if (!match) {
+    const name = match?.[1];
+    if (!match || name === undefined) {
       return {
         ok: false,
         message: `invalid substitution "\${${expression}}": expected \${NAME} or \${NAME:-default}, where NAME is letters, digits and _ (write "$\${" for a literal "\${")`,
       };
     }
-    const [, name, fallback] = match;
+    const fallback = match[2];
     const value = env[name];
     let replacement: string;
     if (fallback !== undefined) {

@@ -8,67 +8,23 @@ import type { BackoffPolicy } from "../supervisor/backoff.js";
 import type { AuthOption } from "../transports/auth.js";
 import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
 import type { RestartIntensityLimit } from "../supervisor/restart-intensity.js";
+import type { SERVER_FIELDS, TOP_LEVEL_FIELDS } from "./config-fields.js";
+import type { InputOf } from "./config-validate.js";
 import type { ToolFilter } from "./namespacing.js";
 
 export type RemoteTransportType = "streamable-http" | "sse" | "websocket";
 export type TransportType = "stdio" | RemoteTransportType;
 
 // ---------------------------------------------------------------------------------------------------
-// Input: what users write. Every field optional here; `loadConfig` says which combinations are valid.
+// Input: what users write, read off the field tables in config-fields.ts (their JSDoc comes along).
+// Every field optional here; `loadConfig` says which combinations are valid.
 // ---------------------------------------------------------------------------------------------------
 
-export interface ServerEntryInput {
-  /** stdio: the program to run. */
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /** Relative paths are resolved against the config file's directory. */
-  cwd?: string;
-  /** Remote: the server's URL (http(s):// or ws(s)://). */
-  url?: string;
-  /** "stdio" is accepted on stdio entries (some clients write it); "http" means "streamable-http". */
-  type?: TransportType | "http";
-  headers?: Record<string, string>;
-  /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
-  oauth?: OAuthConfig;
-  /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
-  auth?: AuthOption;
-  disabled?: boolean;
-  fallbacks?: string[];
-  restart?: RestartPolicyInput;
-  requestTimeoutMs?: number;
-  /** Each start (spawn or connect, and the handshake) must finish within this; default: the board's `startTimeoutMs`. */
-  startTimeoutMs?: number;
-  maxConcurrency?: number;
-  maxQueue?: number;
-  tools?: ToolFilter;
-  circuit?: Partial<CircuitPolicy>;
-  /** `"auto"` (default), `"legacy"` (the 2025 era, no probe), or a pinned version such as `"2026-07-28"`. */
-  protocol?: string;
-  /** 2026 era: open a subscriptions/listen for the server's list changes by itself (default true). */
-  autoListen?: boolean;
-  /** The largest message the server may send, in bytes (default 16 MiB). */
-  maxMessageBytes?: number;
-}
+export type ServerEntryInput = InputOf<typeof SERVER_FIELDS>;
 
-export interface RestartPolicyInput extends Partial<RestartIntensityLimit> {
-  backoff?: Partial<BackoffPolicy>;
-  cooldownMs?: number;
-  healthyAfterMs?: number;
-}
+export type RestartPolicyInput = NonNullable<ServerEntryInput["restart"]>;
 
-export interface ConfigInput {
-  /** The usual key. */
-  mcpServers?: Record<string, ServerEntryInput>;
-  /** The same, as VS Code and `new Switchboard({ servers })` spell it. */
-  servers?: Record<string, ServerEntryInput>;
-  /** The same, legacy name. */
-  services?: Record<string, ServerEntryInput>;
-  /** Between server and tool in qualified names. Default "__". */
-  separator?: string;
-  /** Ignored; lets editors find a JSON schema. */
-  $schema?: string;
-}
+export type ConfigInput = InputOf<typeof TOP_LEVEL_FIELDS>;
 
 // ---------------------------------------------------------------------------------------------------
 // Output: normalised, every default filled in.

@@ -7,9 +7,16 @@
  */
 import { isAuthProvider } from "../auth/provider.js";
 import { ConfigError } from "../jsonrpc/errors.js";
+import type { AuthOption } from "../transports/auth.js";
 import { substituteVariables, type Environment } from "./config-substitute.js";
 
 export type ServerKind = "stdio" | "remote";
+
+declare const typeOf: unique symbol;
+/** A type carried by a check for the compiler only (a code-only field's function type); never set at run time. */
+export interface Typed<T> {
+  readonly [typeOf]?: T;
+}
 
 export type Check =
   | { kind: "string"; nonEmpty?: boolean }
@@ -21,19 +28,67 @@ export type Check =
   | { kind: "string-array"; nonEmpty?: boolean }
   | { kind: "string-map" }
   | { kind: "object"; fields: FieldTable; hints?: FieldHints }
-  | { kind: "function" }
+  /** The servers by name; config.ts checks each entry against `fields`, with the rules that span fields. */
+  | { kind: "server-map"; fields: FieldTable }
+  | ({ kind: "function" } & Typed<(...args: never[]) => unknown>)
   /** A URL target's `auth`: an AuthProvider such as oauth(), `{ token }`, or a function returning headers. */
   | { kind: "auth" };
 
 export interface FieldSpec {
   check: Check;
+  /** What the field is for: the schema's description (mcp.schema.json) and the README's wording. */
+  description: string;
   /** `${VAR}` substitution applies (to the string, each element, or each value). */
   substitute?: boolean;
   /** The field only makes sense for this kind of server. */
   appliesTo?: ServerKind;
+  /** config.ts takes only these strings (beyond `check`); the schema lists them so editors can offer them. */
+  oneOf?: readonly string[];
 }
 
 export type FieldTable = Readonly<Record<string, FieldSpec>>;
+
+/** A code-only function field of type `F` (JSON cannot hold one). */
+export function functionCheck<F extends (...args: never[]) => unknown>(): { kind: "function" } & Typed<F> {
+  return { kind: "function" };
+}
+
+/**
+ * Declares a table, keeping its literal types (`kind`, enum values) so `InputOf` can read them; the
+ * `const` type parameter does what `as const` would, and the constraint checks every spec.
+ */
+export function fieldTable<const T extends FieldTable>(table: T): T {
+  return table;
+}
+
+/** The TypeScript type a check accepts. */
+export type ValueOf<C extends Check> = C extends { kind: "string" }
+  ? string
+  : C extends { kind: "boolean" }
+    ? boolean
+    : C extends { kind: "integer" | "number" }
+      ? number
+      : C extends { kind: "enum"; values: readonly (infer V)[] }
+        ? V
+        : C extends { kind: "string-array" }
+          ? string[]
+          : C extends { kind: "string-map" }
+            ? Record<string, string>
+            : C extends { kind: "object"; fields: infer F extends FieldTable }
+              ? InputOf<F>
+              : C extends { kind: "server-map"; fields: infer F extends FieldTable }
+                ? Record<string, InputOf<F>>
+                : C extends { kind: "function" } & Typed<infer F>
+                  ? F
+                  : C extends { kind: "auth" }
+                    ? AuthOption
+                    : never;
+
+/**
+ * What users write for a table: every field optional (the cross-field rules are config.ts's). A
+ * homomorphic mapped type, so each field keeps the JSDoc written on it in the table.
+ */
+export type InputOf<T extends FieldTable> = { -readonly [K in keyof T]?: ValueOf<T[K]["check"]> };
 
 /** Known misplacements: a field name users write here, and the path where it belongs ("tools.only"). */
 export type FieldHints = Readonly<Record<string, string>>;
@@ -41,8 +96,8 @@ export type FieldHints = Readonly<Record<string, string>>;
 export type Path = ReadonlyArray<string | number>;
 
 export interface CheckContext {
-  file?: string;
-  server?: string;
+  file?: string | undefined;
+  server?: string | undefined;
   env: Environment;
   /** False for disabled servers: their values stay as written, so they need no variables set. */
   substitute: boolean;
@@ -68,9 +123,9 @@ export function formatPath(path: Path): string {
 
 export function fail(context: CheckContext, path: Path, message: string): never {
   throw new ConfigError(message, {
-    file: context.file,
-    server: context.server,
-    field: path.length > 0 ? formatPath(path) : undefined,
+    ...(context.file !== undefined ? { file: context.file } : {}),
+    ...(context.server !== undefined ? { server: context.server } : {}),
+    ...(path.length > 0 ? { field: formatPath(path) } : {}),
   });
 }
 
@@ -119,6 +174,8 @@ export function describeCheck(check: Check): string {
       return 'an object of strings ({ "NAME": "value" })';
     case "object":
       return "an object";
+    case "server-map":
+      return "an object of servers by name";
     case "function":
       return "a function";
     case "auth":
@@ -136,16 +193,21 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Optimal string alignment distance: edits, with a swap of neighbours counting as one. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  // One flat row-major table; every cell read has been written (row 0 and column 0 first).
+  const width = b.length + 1;
+  const d = new Array<number>((a.length + 1) * width).fill(0);
+  const at = (i: number, j: number): number => d[i * width + j] ?? 0;
+  for (let i = 0; i <= a.length; i++) d[i * width] = i;
+  for (let j = 0; j <= b.length; j++) d[j] = j;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      d[i * width + j] = best;
     }
   }
-  return d[a.length][b.length];
+  return at(a.length, b.length);
 }
 
 const fold = (name: string) => name.toLowerCase().replace(/[-_ ]/g, "");
@@ -201,8 +263,8 @@ export function checkObject(value: Record<string, unknown>, table: FieldTable, p
   rejectUnknownFields(value, table, path, context, hints);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (value[key] === undefined) continue;
     const spec = table[key];
+    if (value[key] === undefined || spec === undefined) continue; // unknown keys were rejected above
     const fieldPath = [...path, key];
     if (spec.appliesTo !== undefined && context.kind !== undefined && spec.appliesTo !== context.kind) {
       fail(context, fieldPath, notForThisKind(spec.appliesTo));
@@ -225,6 +287,25 @@ function mismatch(context: CheckContext, path: Path, check: Check, found: unknow
     if (close !== undefined) fail(context, path, `expected ${expected}, found ${describeValue(found)} (did you mean "${close}"?)`);
   }
   return fail(context, path, `expected ${expected}, found ${describeValue(found)}`);
+}
+
+/**
+ * `checkObject` with its result typed by the table. This and `checkField` hold the checker's only type
+ * assertions: each case of `checkValue` returns what `ValueOf` says for its kind (substituted strings
+ * are still strings), but the compiler cannot follow a switch over a generic check to prove it.
+ */
+export function checkFields<T extends FieldTable>(value: Record<string, unknown>, table: T, path: Path, context: CheckContext, hints?: FieldHints): InputOf<T> {
+  return checkObject(value, table, path, context, hints) as InputOf<T>;
+}
+
+/** One field of a table, checked and typed (see `checkFields`); not for "server-map", whose entries it leaves unchecked. */
+export function checkField<T extends FieldTable, K extends keyof T & string>(
+  table: T & Record<K, FieldSpec>,
+  key: K,
+  value: unknown,
+  context: CheckContext,
+): ValueOf<T[K]["check"]> {
+  return checkValue(value, table[key], [key], context) as ValueOf<T[K]["check"]>;
 }
 
 export function checkValue(value: unknown, spec: FieldSpec, path: Path, context: CheckContext): unknown {
@@ -254,7 +335,7 @@ export function checkValue(value: unknown, spec: FieldSpec, path: Path, context:
       return value;
     case "string-array": {
       if (!Array.isArray(value)) mismatch(context, path, check, value);
-      const item: FieldSpec = { ...spec, check: { kind: "string", nonEmpty: check.nonEmpty } };
+      const item: FieldSpec = { ...spec, check: { kind: "string", nonEmpty: check.nonEmpty === true } };
       return value.map((element, index) => {
         if (typeof element !== "string") mismatch(context, [...path, index], item.check, element);
         return checkString(element, item, [...path, index], context);
@@ -275,6 +356,10 @@ export function checkValue(value: unknown, spec: FieldSpec, path: Path, context:
     case "object":
       if (!isPlainObject(value)) mismatch(context, path, check, value);
       return checkObject(value, check.fields, path, context, check.hints);
+    case "server-map":
+      // Only the shape: config.ts checks each entry, as it knows the rules that span an entry's fields.
+      if (!isPlainObject(value)) mismatch(context, path, check, value);
+      return value;
     case "function":
       if (typeof value !== "function") mismatch(context, path, check, value);
       return value;

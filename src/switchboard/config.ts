@@ -48,22 +48,20 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { parseJson } from "./config-json.js";
 import type { Environment } from "./config-substitute.js";
 import { CONFIG_DEFAULTS, SERVER_FIELDS, SERVER_HINTS, SERVER_MAP_KEYS, TOP_LEVEL_FIELDS } from "./config-fields.js";
-import type { ConfigInput, ConnectTarget, RemoteTransportType, RestartPolicy, ServerEntry, SwitchboardConfig } from "./config-types.js";
-import {
-  checkObject,
-  checkValue,
-  closestName,
-  describeValue,
-  fail,
-  isPlainObject,
-  rejectUnknownFields,
-  type CheckContext,
-  type ServerKind,
-} from "./config-validate.js";
+import type {
+  ConfigInput,
+  ConnectTarget,
+  RemoteTransportType,
+  RestartPolicy,
+  RestartPolicyInput,
+  ServerEntry,
+  ServerEntryInput,
+  SwitchboardConfig,
+} from "./config-types.js";
+import { checkField, checkFields, closestName, describeValue, fail, isPlainObject, rejectUnknownFields, type CheckContext } from "./config-validate.js";
 import { serverNameProblem, type ToolFilter } from "./namespacing.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
-import type { CircuitPolicy } from "../supervisor/circuit-breaker.js";
 
 export { CONFIG_DEFAULTS } from "./config-fields.js";
 
@@ -83,8 +81,8 @@ export async function loadConfig(source: string | ConfigInput, options: LoadConf
   try {
     text = await readFile(source, "utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const message = code === "ENOENT" ? "file not found" : `cannot read the file (${(error as Error).message})`;
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    const message = code === "ENOENT" ? "file not found" : `cannot read the file (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(message, { file: source, cause: error });
   }
   return parseConfigText(text, { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) });
@@ -95,7 +93,7 @@ export function parseConfigText(text: string, options: LoadConfigOptions = {}): 
   const parsed = parseJson(text);
   if (!parsed.ok) {
     const { line, column, message } = parsed.problem;
-    throw new ConfigError(`invalid JSON at line ${line}, column ${column}: ${message}`, { file: options.file });
+    throw new ConfigError(`invalid JSON at line ${line}, column ${column}: ${message}`, options.file !== undefined ? { file: options.file } : {});
   }
   return parseConfig(parsed.value, options);
 }
@@ -105,26 +103,18 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
   const env = options.env ?? process.env;
   const top: CheckContext = { file: options.file, env, substitute: false };
   if (!isPlainObject(input)) {
-    throw new ConfigError(`expected a JSON object with "mcpServers", found ${describeValue(input)}`, { file: options.file });
+    fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(input)}`);
   }
   rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
 
-  const separator =
-    input.separator === undefined ? CONFIG_DEFAULTS.separator : (checkValue(input.separator, TOP_LEVEL_FIELDS.separator, ["separator"], top) as string);
+  const separator = input.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", input.separator, top);
 
   const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);
-  if (mapKeys.length === 0) {
-    throw new ConfigError('no servers: expected a "mcpServers" object ({ "mcpServers": { "name": { "command": ... } } })', {
-      file: options.file,
-    });
+  const [mapKey, ...more] = mapKeys;
+  if (mapKey === undefined) fail(top, [], 'no servers: expected a "mcpServers" object ({ "mcpServers": { "name": { "command": ... } } })');
+  if (more.length > 0) {
+    fail(top, [], `both ${mapKeys.map((key) => `"${key}"`).join(" and ")} are given; put every server under one of them ("mcpServers" is the usual name)`);
   }
-  if (mapKeys.length > 1) {
-    throw new ConfigError(
-      `both ${mapKeys.map((key) => `"${key}"`).join(" and ")} are given; put every server under one of them ("mcpServers" is the usual name)`,
-      { file: options.file },
-    );
-  }
-  const mapKey = mapKeys[0];
   const map = input[mapKey];
   if (!isPlainObject(map)) fail(top, [mapKey], `expected an object of servers by name, found ${describeValue(map)}`);
 
@@ -170,45 +160,47 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
   // Misspelt fields first: "comand" should be reported as a typo, not as a missing "command".
   rejectUnknownFields(raw, SERVER_FIELDS, [], context, SERVER_HINTS);
 
-  const disabled = raw.disabled === undefined ? false : (checkValue(raw.disabled, SERVER_FIELDS.disabled, ["disabled"], context) as boolean);
-  const kind = serverKind(raw, context);
-  const fields = checkObject(raw, SERVER_FIELDS, [], { ...context, kind, substitute: !disabled }, SERVER_HINTS);
+  const disabled = raw.disabled === undefined ? false : checkField(SERVER_FIELDS, "disabled", raw.disabled, context);
+  const target = serverKind(raw, context);
+  const fields = checkFields(raw, SERVER_FIELDS, [], { ...context, kind: target.kind, substitute: !disabled }, SERVER_HINTS);
 
   const common = {
     name,
     disabled,
-    fallbacks: (fields.fallbacks as string[] | undefined) ?? NONE,
-    restart: restartPolicy(fields.restart as Record<string, unknown> | undefined, context),
-    requestTimeoutMs: (fields.requestTimeoutMs as number | undefined) ?? CONFIG_DEFAULTS.requestTimeoutMs,
-    ...(fields.startTimeoutMs !== undefined ? { startTimeoutMs: fields.startTimeoutMs as number } : {}),
-    maxConcurrency: (fields.maxConcurrency as number | undefined) ?? CONFIG_DEFAULTS.maxConcurrency,
-    maxQueue: (fields.maxQueue as number | undefined) ?? CONFIG_DEFAULTS.maxQueue,
-    tools: toolFilter(fields.tools as Record<string, unknown> | undefined),
-    circuit: { ...CONFIG_DEFAULTS.circuit, ...(fields.circuit as Partial<CircuitPolicy> | undefined) },
+    fallbacks: fields.fallbacks ?? NONE,
+    restart: restartPolicy(fields.restart, context),
+    requestTimeoutMs: fields.requestTimeoutMs ?? CONFIG_DEFAULTS.requestTimeoutMs,
+    ...(fields.startTimeoutMs !== undefined ? { startTimeoutMs: fields.startTimeoutMs } : {}),
+    maxConcurrency: fields.maxConcurrency ?? CONFIG_DEFAULTS.maxConcurrency,
+    maxQueue: fields.maxQueue ?? CONFIG_DEFAULTS.maxQueue,
+    tools: fields.tools ?? NO_FILTER,
+    circuit: { ...CONFIG_DEFAULTS.circuit, ...fields.circuit },
     ...protocolFields(fields, context),
-    ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes as number } : {}),
+    ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes } : {}),
   };
 
-  if (kind === "stdio") {
-    const cwd = fields.cwd as string | undefined;
+  // serverKind made sure of command or url; the checks below only tell the compiler.
+  if (target.kind === "stdio") {
+    const { command, cwd } = fields;
+    if (command === undefined) return fail(context, [], NEEDS_TARGET);
     return {
       ...common,
       type: "stdio",
-      command: fields.command as string,
-      args: (fields.args as string[] | undefined) ?? NONE,
-      env: (fields.env as Record<string, string> | undefined) ?? NO_ENV,
+      command,
+      args: fields.args ?? NONE,
+      env: fields.env ?? NO_ENV,
       ...(cwd !== undefined ? { cwd: baseDir !== undefined && !disabled && !isAbsolute(cwd) ? resolve(baseDir, cwd) : cwd } : {}),
     };
   }
-  const url = fields.url as string;
-  const headers = (fields.headers as Record<string, string> | undefined) ?? {};
-  const type = remoteType(fields.type as string | undefined, url, !disabled, context);
+  const { url, oauth, auth } = fields;
+  if (url === undefined) return fail(context, [], NEEDS_TARGET);
+  const headers = fields.headers ?? {};
+  const type = remoteType(target.type, url, !disabled, context);
   for (const [header, value] of Object.entries(headers)) {
     // A line break in a header value would let a variable's value inject headers of its own.
     if (/[\r\n]/.test(value)) fail(context, ["headers", header], "header values cannot contain line breaks");
   }
-  if (fields.oauth !== undefined && fields.auth !== undefined) fail(context, ["oauth"], 'give "oauth" (settings) or "auth" (a provider), not both');
-  const oauth = fields.oauth as OAuthConfig | undefined;
+  if (oauth !== undefined && auth !== undefined) fail(context, ["oauth"], 'give "oauth" (settings) or "auth" (a provider), not both');
   if (oauth?.tokenFile !== undefined && baseDir !== undefined && !disabled && !isAbsolute(oauth.tokenFile)) oauth.tokenFile = resolve(baseDir, oauth.tokenFile);
   return {
     ...common,
@@ -216,28 +208,33 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     url,
     headers,
     ...(oauth !== undefined ? { oauth } : {}),
-    ...(fields.auth !== undefined ? { auth: fields.auth as AuthOption } : {}),
+    ...(auth !== undefined ? { auth } : {}),
   };
 }
 
+const NEEDS_TARGET = 'needs "command" (to run a stdio server) or "url" (to reach a remote one)';
+
+type ServerType = NonNullable<ServerEntryInput["type"]>;
+type Target = { kind: "stdio" } | { kind: "remote"; type: Exclude<ServerType, "stdio"> | undefined };
+
 /** stdio or remote, from `command` / `url`, and `type` must agree. */
-function serverKind(raw: Record<string, unknown>, context: CheckContext): ServerKind {
+function serverKind(raw: Record<string, unknown>, context: CheckContext): Target {
   const hasCommand = raw.command !== undefined;
   const hasUrl = raw.url !== undefined;
   if (hasCommand && hasUrl) fail(context, [], 'has both "command" (stdio) and "url" (remote); keep one');
-  if (!hasCommand && !hasUrl) fail(context, [], 'needs "command" (to run a stdio server) or "url" (to reach a remote one)');
-  const kind: ServerKind = hasCommand ? "stdio" : "remote";
-  const type = raw.type;
-  if (type === undefined) return kind;
-  checkValue(type, SERVER_FIELDS.type, ["type"], context);
-  if (type === "stdio" && kind === "remote") fail(context, ["type"], '"stdio" needs "command", but this server has "url"');
-  if (type !== "stdio" && kind === "stdio") fail(context, ["type"], `"${type}" needs "url", but this server has "command"`);
-  return kind;
+  if (!hasCommand && !hasUrl) fail(context, [], NEEDS_TARGET);
+  const type = raw.type === undefined ? undefined : checkField(SERVER_FIELDS, "type", raw.type, context);
+  if (hasCommand) {
+    if (type !== undefined && type !== "stdio") fail(context, ["type"], `"${type}" needs "url", but this server has "command"`);
+    return { kind: "stdio" };
+  }
+  if (type === "stdio") fail(context, ["type"], '"stdio" needs "command", but this server has "url"');
+  return { kind: "remote", type };
 }
 
 const URL_SCHEMES = ["http:", "https:", "ws:", "wss:"];
 
-function remoteType(type: string | undefined, url: string, checkUrl: boolean, context: CheckContext): RemoteTransportType {
+function remoteType(type: Exclude<ServerType, "stdio"> | undefined, url: string, checkUrl: boolean, context: CheckContext): RemoteTransportType {
   // A disabled server's url may still hold unsubstituted ${VAR}s; it is checked when it is enabled.
   let scheme: string | undefined;
   if (checkUrl) {
@@ -252,18 +249,18 @@ function remoteType(type: string | undefined, url: string, checkUrl: boolean, co
   }
   const isWs = scheme === "ws:" || scheme === "wss:";
   if (type === undefined) return isWs ? "websocket" : "streamable-http";
-  const normalised: RemoteTransportType = type === "http" ? "streamable-http" : (type as RemoteTransportType);
+  const normalised: RemoteTransportType = type === "http" ? "streamable-http" : type;
   if (isWs && normalised !== "websocket") {
     fail(context, ["type"], `"${type}" needs an http:// or https:// URL, but "url" is ${scheme}//; use "websocket" or change the URL`);
   }
   return normalised;
 }
 
-function restartPolicy(raw: Record<string, unknown> | undefined, context: CheckContext): RestartPolicy {
+function restartPolicy(raw: RestartPolicyInput | undefined, context: CheckContext): RestartPolicy {
   const defaults = CONFIG_DEFAULTS.restart;
-  const backoff: BackoffPolicy = { ...defaults.backoff, ...(raw?.backoff as Partial<BackoffPolicy> | undefined) };
+  const backoff: BackoffPolicy = { ...defaults.backoff, ...raw?.backoff };
   if (backoff.maxMs < backoff.initialMs) {
-    const given = (raw?.backoff as Record<string, unknown> | undefined) ?? {};
+    const given = raw?.backoff ?? {};
     const initial = given.initialMs !== undefined ? `${backoff.initialMs}` : `${backoff.initialMs}, the default`;
     const field = given.maxMs !== undefined ? "maxMs" : "initialMs";
     const message =
@@ -273,28 +270,19 @@ function restartPolicy(raw: Record<string, unknown> | undefined, context: CheckC
     fail(context, ["restart", "backoff", field], message);
   }
   const policy: RestartPolicy = {
-    maxRestarts: (raw?.maxRestarts as number | undefined) ?? defaults.maxRestarts,
-    withinMs: (raw?.withinMs as number | undefined) ?? defaults.withinMs,
+    maxRestarts: raw?.maxRestarts ?? defaults.maxRestarts,
+    withinMs: raw?.withinMs ?? defaults.withinMs,
     backoff,
-    healthyAfterMs: (raw?.healthyAfterMs as number | undefined) ?? defaults.healthyAfterMs,
+    healthyAfterMs: raw?.healthyAfterMs ?? defaults.healthyAfterMs,
   };
-  if (raw?.cooldownMs !== undefined) policy.cooldownMs = raw.cooldownMs as number;
+  if (raw?.cooldownMs !== undefined) policy.cooldownMs = raw.cooldownMs;
   return policy;
-}
-
-function toolFilter(raw: Record<string, unknown> | undefined): ToolFilter {
-  if (raw === undefined) return NO_FILTER;
-  const filter: ToolFilter = {};
-  if (raw?.only !== undefined) filter.only = raw.only as string[];
-  if (raw?.except !== undefined) filter.except = raw.except as string[];
-  if (raw?.descriptions !== undefined) filter.descriptions = raw.descriptions as Record<string, string>;
-  if (raw?.filter !== undefined) filter.filter = raw.filter as ToolFilter["filter"];
-  return filter;
 }
 
 // Shared by every entry that leaves them out (frozen: entries are read, never changed), so a board of
 // thousands of servers does not keep thousands of empty lists.
-const NONE: string[] = Object.freeze([]) as unknown as string[];
+const NONE: string[] = [];
+Object.freeze(NONE);
 const NO_ENV: Record<string, string> = Object.freeze({});
 const NO_FILTER: ToolFilter = Object.freeze({});
 
@@ -324,9 +312,9 @@ function checkFallbacks(entry: ServerEntry, names: readonly string[], context: C
  * the client does not implement ("latest", a future date) can never work and is refused here, up front,
  * rather than by every start of the server.
  */
-function protocolFields(fields: Record<string, unknown>, context: CheckContext): { protocol?: string; autoListen?: boolean } {
+function protocolFields(fields: ServerEntryInput, context: CheckContext): { protocol?: string; autoListen?: boolean } {
   const out: { protocol?: string; autoListen?: boolean } = {};
-  const protocol = fields.protocol as string | undefined;
+  const { protocol } = fields;
   if (protocol !== undefined) {
     if (protocol !== "auto" && protocol !== "legacy" && !speaks(protocol)) {
       // No "did you mean": dates a digit apart are different versions, and the list is short.
@@ -339,6 +327,6 @@ function protocolFields(fields: Record<string, unknown>, context: CheckContext):
     }
     out.protocol = protocol;
   }
-  if (fields.autoListen !== undefined) out.autoListen = fields.autoListen as boolean;
+  if (fields.autoListen !== undefined) out.autoListen = fields.autoListen;
   return out;
 }
