@@ -107,6 +107,8 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
   }
   rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
 
+  // Ignored, but a wrong type is a mistake the schema would flag too: say so instead of loading quietly.
+  if (input.$schema !== undefined) checkField(TOP_LEVEL_FIELDS, "$schema", input.$schema, top);
   const separator = input.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", input.separator, top);
 
   const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);

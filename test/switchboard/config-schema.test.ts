@@ -136,6 +136,7 @@ const bad: Array<[string, unknown]> = [
   ["misspelt top-level key", { mcpservers: {} }],
   ["unknown top-level key", { mcpServers: {}, inputs: [] }],
   ["empty separator", { separator: "", mcpServers: {} }],
+  ["a $schema that is not a string", { $schema: 5, mcpServers: {} }],
   ["mcpServers an array", { mcpServers: [] }],
   ["an entry that is a string", { mcpServers: { a: "node" } }],
   ["neither command nor url", { mcpServers: { a: { args: [] } } }],
