@@ -44,7 +44,7 @@ export interface SkillFileContent {
   bytes: Buffer;
   /** The content as text, when the server sent it as text. */
   text?: string;
-  mimeType?: string;
+  mimeType?: string | undefined;
 }
 
 /** Whether the server declared the skills extension (its settings object, e.g. `{ directoryRead: true }`). */

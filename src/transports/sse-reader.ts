@@ -80,7 +80,7 @@ export type StreamEnd =
   | { kind: "done" }
   /** The server answered a re-open with "no stream" (405). */
   | { kind: "gone" }
-  | { kind: "lost"; why: string; cause?: Error; attempts: number }
+  | { kind: "lost"; why: string; cause?: Error | undefined; attempts: number }
   | { kind: "oversize"; error: MessageTooLargeError };
 
 /** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
