@@ -35,7 +35,7 @@ export interface LoadSkillOptions extends RequestOptions {
    * against the entry's frontmatter, files are read unverified. Default false: such a skill is refused
    * with `SkillVerificationError` (reason `unverifiable`), as SEP-2640 lets hosts do.
    */
-  allowDynamic?: boolean;
+  allowDynamic?: boolean | undefined;
 }
 
 /** What `readFile` and `LoadedSkill.text` give: the verified bytes of one file. */
