@@ -15,7 +15,7 @@ export interface AnthropicToolsOptions extends NameOptions {
    * Marks the last tool with `cache_control`, so the tool definitions (always sent in the same order)
    * become a cached prompt prefix. `true` is `{ type: "ephemeral" }`.
    */
-  cacheControl?: boolean | AnthropicCacheControl;
+  cacheControl?: boolean | AnthropicCacheControl | undefined;
 }
 
 export interface AnthropicTool {
@@ -53,7 +53,8 @@ export function toAnthropicTools(tools: readonly Tool[], options: AnthropicTools
       const input_schema = compileInputSchema(tool.inputSchema, "anthropic").schema as AnthropicTool["input_schema"];
       return { name, ...(description === undefined ? {} : { description }), input_schema };
     });
-    if (cache !== undefined && list.length > 0) list[list.length - 1] = { ...list[list.length - 1], cache_control: cache };
+    const last = list.at(-1);
+    if (cache !== undefined && last !== undefined) list[list.length - 1] = { ...last, cache_control: cache };
     return list;
   });
   return converted.slice();

@@ -49,13 +49,13 @@ export type ResultPart =
   | { kind: "image"; mimeType: string; data: string }
   | { kind: "document"; mimeType: string; data: string; name: string }
   /** An embedded text resource: its text, and where it came from. */
-  | { kind: "resource"; uri: string; text: string; mimeType?: string };
+  | { kind: "resource"; uri: string; text: string; mimeType?: string | undefined };
 
 export interface PartOptions {
   /** Use `structuredContent` (as JSON text) in place of the text blocks, when the result has it. */
-  useStructuredContent?: boolean;
+  useStructuredContent?: boolean | undefined;
   /** Send images and documents (default true); false describes them instead. */
-  media?: boolean;
+  media?: boolean | undefined;
 }
 
 type Block = CallToolResult["content"][number];

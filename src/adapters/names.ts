@@ -49,7 +49,7 @@ function hashedName(name: string, rule: Rule, attempt: number): string {
 
 export interface NameOptions {
   /** Put before every name, joined with `__` (`{ prefix: "mcp" }`: `mcp__math__add`). */
-  prefix?: string;
+  prefix?: string | undefined;
 }
 
 export interface NameMap {

@@ -11,12 +11,12 @@ import { oncePerList, orderedTools, parseArguments, runProviderCall, toolDescrip
 
 export interface OpenAIToolsOptions extends NameOptions {
   /** `"chat"` (default): Chat Completions tools; `"responses"`: Responses API tools. */
-  api?: "chat" | "responses";
+  api?: "chat" | "responses" | undefined;
   /**
    * `false` (default): no strict mode. `true`: strict wherever OpenAI's limits allow, even where the
    * strict form narrows what the tool accepts. `"auto"`: strict only where the conversion is exact.
    */
-  strict?: boolean | "auto";
+  strict?: boolean | "auto" | undefined;
 }
 
 export interface OpenAIChatTool {
@@ -71,13 +71,13 @@ export interface OpenAIFunctionCallOutput {
 
 export interface OpenAIRunOptions extends RunOptions, Pick<PartOptions, "media"> {
   /** `detail` of images sent to the model (default: not set, the API's "auto"). */
-  imageDetail?: "auto" | "low" | "high";
+  imageDetail?: "auto" | "low" | "high" | undefined;
   /**
    * Chat Completions only: `"describe"` (default) says in the tool message what images and files there
    * were; `"user-message"` also sends them in one user message after the turn's tool messages
    * (`runOpenAIToolCalls` adds it).
    */
-  chatMedia?: "describe" | "user-message";
+  chatMedia?: "describe" | "user-message" | undefined;
 }
 
 export function toOpenAITools(tools: readonly Tool[], options?: OpenAIToolsOptions & { api?: "chat" }): OpenAIChatTool[];

@@ -17,7 +17,7 @@ export interface ToolHost {
 
 export interface RunOptions extends NameOptions, Pick<PartOptions, "useStructuredContent"> {
   /** Passed to `callTool` (timeoutMs, signal, onProgress, idempotent, ...). */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
 }
 
 /** The outcome of one provider tool call: the MCP result, or the error turned into a result the model can read. */

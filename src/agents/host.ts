@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { McpClient } from "../client/client.js";
-import type { CallToolResult, Tool } from "../client/types.js";
+import type { CallToolResult } from "../client/types.js";
 import { McpError } from "../jsonrpc/errors.js";
 import type { ToolHost } from "../adapters/tool-runner.js";
 import type { FallbackEvent } from "../switchboard/events.js";
@@ -49,11 +49,11 @@ export function viewOf(host: AgentHost): HostView {
     return {
       locate: (name) => ({ server: server(), tool: name }),
       call: async (name, args, options) => {
-        const attempts = [{ server: server() ?? "(server)" }];
+        const attempt = { server: server() ?? "(server)" };
         try {
-          return { result: await host.callTool(name, args, options), server: server(), attempts };
+          return { result: await host.callTool(name, args, options), server: server(), attempts: [attempt] };
         } catch (error) {
-          return { error: asError(error), server: server(), attempts: [{ ...attempts[0], error: asError(error).message }] };
+          return { error: asError(error), server: server(), attempts: [{ ...attempt, error: asError(error).message }] };
         }
       },
       dispose: () => undefined,

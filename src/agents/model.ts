@@ -21,9 +21,9 @@ export interface ModelResponse {
   /** The assistant message: text, thinking and `tool_use` blocks (MCP tool names). */
   message: TraceMessage;
   /** Token counts as the provider reported them. */
-  usage?: Usage;
+  usage?: Usage | undefined;
   /** The provider's own stop reason (`tool_calls`, `end_turn`, `length`, ...), kept in the step. */
-  stopReason?: string;
+  stopReason?: string | undefined;
 }
 
 /** A model: `(request) => Promise<ModelResponse>`. */
@@ -34,5 +34,5 @@ export type AgentModel = (request: ModelRequest) => Promise<ModelResponse>;
  * typed structurally so this package depends on no provider SDK.
  */
 export interface SdkRequestOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }

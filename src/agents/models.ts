@@ -34,7 +34,7 @@ export type ModelParams = { model: string } & Record<string, unknown>;
 
 export interface OpenAIModelOptions {
   /** Strict mode for the tools (see `toOpenAITools`); default false. */
-  strict?: boolean | "auto";
+  strict?: boolean | "auto" | undefined;
 }
 
 /** A Chat Completions model. `options`: the tools' strict mode and how tool results are converted (`chatMedia`, ...). */

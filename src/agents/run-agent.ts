@@ -24,17 +24,17 @@ export interface RunAgentOptions {
   /** The conversation so far (a string is one user message). Not modified: the result has a new array. */
   messages: readonly TraceMessage[] | string;
   /** Model calls at most (default 10). The run stops after the turn that reaches it. */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** Aborting it ends the run with `stopReason: "aborted"`, cancelling the model call and every tool call in flight. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** After each turn (model call and its tool calls), awaited; a throw ends the run with that error. */
-  onStep?: (step: AgentStep) => void | Promise<void>;
+  onStep?: ((step: AgentStep) => void | Promise<void>) | undefined;
   /** Asked before each tool call; a refusal is an error result the model reads. */
-  approve?: AgentApprove;
+  approve?: AgentApprove | undefined;
   /** Start/end of each model call and tool execution, with timing; `around` wraps each. */
-  events?: AgentEvents;
+  events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */

@@ -33,10 +33,10 @@ export interface TurnContext {
   tools: readonly Tool[];
   turn: number;
   signal: AbortSignal;
-  approve?: AgentApprove;
-  events?: AgentEvents;
+  approve?: AgentApprove | undefined;
+  events?: AgentEvents | undefined;
   /** Passed to every `callTool` (the run's signal is added). */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
 }
 
 export interface TurnResults {

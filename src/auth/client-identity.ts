@@ -12,18 +12,18 @@ import { oauthRequestOptions, type HttpSettings } from "./http.js";
 import type { StoredClient } from "./token-store.js";
 
 export interface ClientSettings {
-  clientId?: string;
-  clientSecret?: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
   /** A private key (PKCS#8 PEM or a private JWK) for private_key_jwt. */
-  privateKey?: string | jose.JWK;
+  privateKey?: string | jose.JWK | undefined;
   /** The key's JWS algorithm (default ES256). */
-  signingAlgorithm?: string;
-  clientMetadataUrl?: string;
+  signingAlgorithm?: string | undefined;
+  clientMetadataUrl?: string | undefined;
   clientName: string;
-  applicationType?: "native" | "web";
-  tokenEndpointAuthMethod?: string;
+  applicationType?: "native" | "web" | undefined;
+  tokenEndpointAuthMethod?: string | undefined;
   /** Extra client metadata for dynamic registration (client_uri, logo_uri, contacts, ...). */
-  clientMetadata?: oauth.JsonObject;
+  clientMetadata?: oauth.JsonObject | undefined;
 }
 
 export interface ClientIdentity {
@@ -36,7 +36,7 @@ export interface ClientIdentity {
 
 export interface ClientNeeds {
   /** The redirect URI of an authorization code flow (absent for machine-to-machine grants). */
-  redirectUri?: string;
+  redirectUri?: string | undefined;
   grantTypes: string[];
 }
 

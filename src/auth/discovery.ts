@@ -88,10 +88,11 @@ export async function discoverServer(
     };
   }
   const listed = (resourceMetadata.authorization_servers ?? []).filter((issuer) => typeof issuer === "string");
-  if (listed.length === 0) {
+  const first = listed[0];
+  if (first === undefined) {
     throw new AuthorizationError(`The protected resource metadata of ${serverUri} lists no authorization_servers; cannot authorize`, { url: serverUri });
   }
-  const issuer = preferredIssuer !== undefined && listed.includes(preferredIssuer) ? preferredIssuer : listed[0];
+  const issuer = preferredIssuer !== undefined && listed.includes(preferredIssuer) ? preferredIssuer : first;
   const metadata = await discoverAuthorizationServer(issuer, settings);
   if (metadata === undefined) {
     throw new AuthorizationError(

@@ -37,7 +37,9 @@ export class DpopKey {
   private static async fromPair(keyPair: oauth.CryptoKeyPair): Promise<DpopKey> {
     const publicJwk = await jose.exportJWK(keyPair.publicKey as jose.CryptoKey);
     const privateJwk = await jose.exportJWK(keyPair.privateKey as jose.CryptoKey);
-    return new DpopKey(keyPair, { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y }, { ...privateJwk, alg: DPOP_ALGORITHM });
+    const { kty, crv, x, y } = publicJwk;
+    if (kty === undefined || crv === undefined || x === undefined || y === undefined) throw new Error("DPoP: the key pair is not an EC key");
+    return new DpopKey(keyPair, { kty, crv, x, y }, { ...privateJwk, alg: DPOP_ALGORITHM });
   }
 
   /** The oauth4webapi handle for token endpoint requests (one per key, so it keeps the AS nonce). */

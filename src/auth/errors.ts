@@ -9,10 +9,10 @@ export interface AuthRequiredErrorOptions {
   /** The MCP server that asked for authorization. */
   url: string;
   /** Where a person must go to grant access, when it could be built (see `oauth()`'s `redirectUri`). */
-  authorizationUrl?: string;
+  authorizationUrl?: string | undefined;
   /** The OAuth `state` of the pending authorization: `finishAuthorization()` matches the callback by it. */
-  state?: string;
-  server?: string;
+  state?: string | undefined;
+  server?: string | undefined;
   cause?: unknown;
 }
 
@@ -36,12 +36,12 @@ export class AuthRequiredError extends McpError {
 
 export interface AuthorizationErrorOptions {
   /** The endpoint that failed (metadata, registration, token, authorization callback). */
-  url?: string;
+  url?: string | undefined;
   /** HTTP status of that endpoint's answer, when there was one. */
-  status?: number;
+  status?: number | undefined;
   /** The OAuth `error` code the authorization server answered (`invalid_grant`, `invalid_client`, ...). */
-  oauthError?: string;
-  server?: string;
+  oauthError?: string | undefined;
+  server?: string | undefined;
   cause?: unknown;
 }
 

@@ -21,7 +21,7 @@ export interface GrantContext {
   clientAuth: oauth.ClientAuth;
   /** The RFC 8707 resource indicator sent with every request. */
   resource: string;
-  dpop?: DpopKey;
+  dpop?: DpopKey | undefined;
   http: HttpSettings;
 }
 
@@ -118,7 +118,7 @@ export interface IdentityProvider {
   issuer: string;
   tokenEndpoint: string;
   clientId: string;
-  clientSecret?: string;
+  clientSecret?: string | undefined;
 }
 
 /**

@@ -9,11 +9,11 @@ import { AuthorizationError } from "./errors.js";
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface HttpSettings {
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Per request (default 30000 ms). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Allow http:// authorization servers that are not on a loopback address (default false). */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -9,11 +9,11 @@ import { AuthorizationError } from "./errors.js";
 
 export interface LoopbackOptions {
   /** Default 0: an ephemeral port (a stored registration's port is tried first). */
-  port?: number;
+  port?: number | undefined;
   /** Default "/callback". */
-  path?: string;
+  path?: string | undefined;
   /** How long to wait for the browser to come back (default 300000 ms). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 export interface LoopbackListener {

@@ -11,10 +11,10 @@ export interface EnterpriseOptions {
   /** The enterprise identity provider's token endpoint (RFC 8693 token exchange). */
   idpTokenEndpoint: string;
   /** Its issuer (default: the endpoint's origin). */
-  idpIssuer?: string;
+  idpIssuer?: string | undefined;
   /** This client's ID at the identity provider. */
   idpClientId: string;
-  idpClientSecret?: string;
+  idpClientSecret?: string | undefined;
   /** The user's ID token from the identity provider (a string, or a function returning a current one). */
   idToken: Supplier<string>;
 }
@@ -28,56 +28,56 @@ export interface AuthorizationUrlInfo {
 
 export interface OAuthOptions {
   /** Where credentials are kept (default: one memory store shared by the whole process). */
-  store?: TokenStore;
+  store?: TokenStore | undefined;
   /** A pre-registered client ID (skips registration). */
-  clientId?: string;
-  clientSecret?: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
   /** A private key (PKCS#8 PEM or private JWK) for private_key_jwt client authentication. */
-  privateKey?: string | JWK;
+  privateKey?: string | JWK | undefined;
   /** The private key's algorithm (default ES256). */
-  signingAlgorithm?: string;
+  signingAlgorithm?: string | undefined;
   /** An https URL of this client's metadata document, used as its client ID where the server supports it. */
-  clientMetadataUrl?: string;
+  clientMetadataUrl?: string | undefined;
   /** Sent in dynamic registration (default "mcp-switchboard"). */
-  clientName?: string;
+  clientName?: string | undefined;
   /** Dynamic registration's application_type (default: native for loopback/custom-scheme redirects, else web). */
-  applicationType?: "native" | "web";
+  applicationType?: "native" | "web" | undefined;
   /** Force a token endpoint authentication method instead of choosing from what the server supports. */
-  tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+  tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | undefined;
   /** More client metadata for dynamic registration (client_uri, logo_uri, contacts, ...). */
-  clientMetadata?: JsonObject;
+  clientMetadata?: JsonObject | undefined;
   /** Scopes to ask for when neither the challenge nor the server's metadata names any. */
-  scope?: string;
+  scope?: string | undefined;
   /** "authorization_code" (default: a user consents) or "client_credentials" (machine to machine). */
-  grant?: "authorization_code" | "client_credentials";
+  grant?: "authorization_code" | "client_credentials" | undefined;
   /** Workload identity (RFC 7523 JWT bearer): the assertion, or a function returning a current one. */
-  assertion?: Supplier<string>;
+  assertion?: Supplier<string> | undefined;
   /** Enterprise-managed authorization (SEP-990): token exchange at the identity provider, then JWT bearer. */
-  enterprise?: EnterpriseOptions;
+  enterprise?: EnterpriseOptions | undefined;
   /** Where the authorization server sends the browser back (needed without `loopback`). */
-  redirectUri?: string;
+  redirectUri?: string | undefined;
   /** Receive the callback on 127.0.0.1 (command-line and desktop use). */
-  loopback?: boolean | LoopbackOptions;
+  loopback?: boolean | LoopbackOptions | undefined;
   /**
    * Called with the authorization URL when a person must consent: open a browser, print it, hand it
    * to a user. Return the callback URL if you have it (automation, an embedded browser); otherwise the
    * loopback listener waits for it, or `AuthRequiredError` is thrown and `finishAuthorization()` ends it later.
    */
-  onAuthorizationUrl?: (url: URL, info: AuthorizationUrlInfo) => void | string | URL | Promise<void | string | URL>;
+  onAuthorizationUrl?: ((url: URL, info: AuthorizationUrlInfo) => void | string | URL | Promise<void | string | URL>) | undefined;
   /** DPoP-bound tokens (RFC 9449): true, false, or "auto" (default: when both servers ask for it). */
-  dpop?: boolean | "auto";
+  dpop?: boolean | "auto" | undefined;
   /** Of the authorization servers a resource lists, use this one (default: the first). */
-  authorizationServer?: string;
+  authorizationServer?: string | undefined;
   /** Step-ups (403 insufficient_scope) allowed after each authorization (default 2). */
-  maxStepUps?: number;
+  maxStepUps?: number | undefined;
   /** fetch for authorization server requests (default: the global one). */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Per authorization server request (default 30000 ms). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Allow plain http authorization servers on non-loopback hosts (default false: OAuth needs TLS). */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
   /** What happened, for logs and metrics. Events never hold tokens, codes, verifiers or secrets. */
-  onEvent?: (event: OAuthEvent) => void;
+  onEvent?: ((event: OAuthEvent) => void) | undefined;
 }
 
 export type OAuthEvent =

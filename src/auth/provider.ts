@@ -19,9 +19,9 @@ export interface AuthChallenge extends AuthRequest {
   /** The `WWW-Authenticate` header of the refusal, as sent. */
   wwwAuthenticate: string | undefined;
   /** The `DPoP-Nonce` header of the refusal (RFC 9449 §9), if any. */
-  dpopNonce?: string;
+  dpopNonce?: string | undefined;
   /** The `Authorization` header the refused request carried: tells a stale token from a rejected one. */
-  authorization?: string;
+  authorization?: string | undefined;
 }
 
 export type ChallengeVerdict = "retry" | "fail";

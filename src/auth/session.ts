@@ -45,7 +45,8 @@ export class ServerSession {
   load(): Promise<void> {
     this.loading ??= (async () => {
       const issuers = await this.store.issuers(this.server);
-      if (issuers.length > 0 && this.issuer === undefined) await this.useIssuer(issuers[0]);
+      const latest = issuers[0];
+      if (latest !== undefined && this.issuer === undefined) await this.useIssuer(latest);
       this.isLoaded = true;
     })();
     this.loading.catch(() => {

@@ -28,15 +28,15 @@ export interface StoredClient {
   clientSecret?: string;
   /** `dynamic`: registered here (RFC 7591); `metadata-document`: the client ID is a metadata URL. */
   source: "dynamic" | "metadata-document";
-  tokenEndpointAuthMethod?: string;
+  tokenEndpointAuthMethod?: string | undefined;
   redirectUris?: string[];
   /** When the secret expires (ms since the epoch); the client is registered again after that. */
   secretExpiresAt?: number;
 }
 
 export interface StoredAuth {
-  tokens?: StoredTokens;
-  client?: StoredClient;
+  tokens?: StoredTokens | undefined;
+  client?: StoredClient | undefined;
   /** The private DPoP key (JWK) the tokens are bound to. */
   dpopKey?: JWK;
   /** The scope the latest authorization asked for: a step-up asks for it plus what is challenged. */
@@ -66,7 +66,7 @@ export type StoreData = Record<string, Record<string, StoredAuth>>;
 export function issuersOf(data: StoreData, server: string): string[] {
   const entries = data[server];
   if (entries === undefined) return [];
-  return Object.keys(entries).sort((a, b) => (entries[b].updatedAt ?? 0) - (entries[a].updatedAt ?? 0));
+  return Object.keys(entries).sort((a, b) => (entries[b]?.updatedAt ?? 0) - (entries[a]?.updatedAt ?? 0));
 }
 
 /** Applies `change` to one entry of `data` (in place) and returns the new value. */

@@ -25,7 +25,7 @@ export function parseWwwAuthenticate(header: string | undefined): Challenge[] {
   };
   const readToken = (): string => {
     const start = at;
-    while (at < n && TCHAR.test(header[at])) at++;
+    while (at < n && TCHAR.test(header.charAt(at))) at++;
     return header.slice(start, at);
   };
   const readQuoted = (): string => {

@@ -71,7 +71,8 @@ export async function readCommand(board: Switchboard, io: Output, uri: string, s
 async function ownerOf(board: Switchboard, io: Output, uri: string): Promise<string> {
   const listed = new Set((await board.listResources()).filter((r) => r.uri === uri).map((r) => r.server));
   const owners = listed.size > 0 ? listed : new Set((await listTemplates(board, io)).filter((t) => matchesTemplate(t.uriTemplate, uri)).map((t) => t.server));
-  if (owners.size === 1) return [...owners][0];
+  const [only, ...others] = owners;
+  if (only !== undefined && others.length === 0) return only;
   if (owners.size > 1) throw new UsageError(`${uri} is offered by the servers ${[...owners].join(", ")}: pass --server NAME to pick one`);
   throw new McpError(
     `No server lists resource ${uri} or has a template that matches it (see \`mcp-switchboard resources\`); pass --server NAME to ask one anyway`,
@@ -137,7 +138,7 @@ function argumentList(prompt: Prompt): string {
 }
 
 function firstLine(item: Resource | ResourceTemplate | Prompt): string {
-  return (item.description ?? item.title ?? "").split("\n")[0];
+  return (item.description ?? item.title ?? "").split("\n", 1)[0] ?? "";
 }
 
 function plural(count: number, noun: string): string {

@@ -7,7 +7,7 @@ export interface Output {
   out(line: string): void;
   err(line: string): void;
   /** A terminal to draw progress on (stderr when it is a TTY); absent when piped, so nothing is drawn. */
-  progress?: NodeJS.WritableStream;
+  progress?: NodeJS.WritableStream | undefined;
 }
 
 export async function toolsCommand(board: Switchboard, io: Output, json: boolean): Promise<number> {
@@ -39,5 +39,5 @@ export function renderResult(result: CallToolResult): string {
 }
 
 function firstLine(tool: Tool): string {
-  return (tool.description ?? tool.title ?? "").split("\n")[0];
+  return (tool.description ?? tool.title ?? "").split("\n", 1)[0] ?? "";
 }

@@ -49,8 +49,8 @@ export function catalogAnswer(method: string | undefined, params: Record<string,
 function read(uri: string): Answer {
   if (uri === "demo://readme") return { result: { contents: [{ uri, mimeType: "text/markdown", text: README }] } };
   if (uri === "demo://logo.png") return { result: { contents: [{ uri, mimeType: "image/png", blob: LOGO }] } };
-  const greeting = /^demo:\/\/greeting\/([^/?#]+)$/.exec(uri);
-  if (greeting) return { result: { contents: [{ uri, mimeType: "text/plain", text: `Hello, ${decodeURIComponent(greeting[1])}!` }] } };
+  const greeting = /^demo:\/\/greeting\/([^/?#]+)$/.exec(uri)?.[1];
+  if (greeting !== undefined) return { result: { contents: [{ uri, mimeType: "text/plain", text: `Hello, ${decodeURIComponent(greeting)}!` }] } };
   return notFound(uri);
 }
 

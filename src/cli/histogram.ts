@@ -46,11 +46,16 @@ function nextBound(bound: number): number {
 }
 
 export function histogram(sorted: readonly number[]): Bucket[] {
-  if (sorted.length === 0) return [];
-  const buckets: Bucket[] = [{ leMs: boundAbove(sorted[0]), count: 0 }];
+  const first = sorted[0];
+  if (first === undefined) return [];
+  let last: Bucket = { leMs: boundAbove(first), count: 0 };
+  const buckets: Bucket[] = [last];
   for (const value of sorted) {
-    while (value > buckets[buckets.length - 1].leMs) buckets.push({ leMs: nextBound(buckets[buckets.length - 1].leMs), count: 0 });
-    buckets[buckets.length - 1].count++;
+    while (value > last.leMs) {
+      last = { leMs: nextBound(last.leMs), count: 0 };
+      buckets.push(last);
+    }
+    last.count++;
   }
   return buckets;
 }
@@ -60,13 +65,13 @@ const WIDTH = 40;
 export function renderHistogram(buckets: readonly Bucket[], summary: LatencySummary): string[] {
   const most = Math.max(1, ...buckets.map((b) => b.count));
   const total = buckets.reduce((sum, b) => sum + b.count, 0);
-  const labels = buckets.map((b) => `≤ ${b.leMs.toLocaleString("en-US", { maximumFractionDigits: 2 })} ms`);
-  const pad = Math.max(...labels.map((l) => l.length));
+  const rows = buckets.map((b) => ({ b, label: `≤ ${b.leMs.toLocaleString("en-US", { maximumFractionDigits: 2 })} ms` }));
+  const pad = Math.max(...rows.map((row) => row.label.length));
   const lines = [
     "latency",
-    ...buckets.map(
-      (b, i) =>
-        `  ${labels[i].padStart(pad)} ${bar(b.count, most).padEnd(WIDTH)} ${b.count.toLocaleString("en-US")} (${((100 * b.count) / total).toFixed(1)}%)`,
+    ...rows.map(
+      ({ b, label }) =>
+        `  ${label.padStart(pad)} ${bar(b.count, most).padEnd(WIDTH)} ${b.count.toLocaleString("en-US")} (${((100 * b.count) / total).toFixed(1)}%)`,
     ),
   ];
   lines.push(`  p50 ${formatMs(summary.p50)} ms   p90 ${formatMs(summary.p90)} ms   p99 ${formatMs(summary.p99)} ms   max ${formatMs(summary.max)} ms`);

@@ -40,5 +40,5 @@ export async function runLoad(total: number, concurrency: number, call: (i: numb
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
+  return sorted[index] ?? NaN;
 }

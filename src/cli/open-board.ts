@@ -5,7 +5,7 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 
-export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number } = {}): Promise<Switchboard> {
+export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number | undefined } = {}): Promise<Switchboard> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(

@@ -12,7 +12,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
-import { ResultCache, type CacheFacts } from "./result-cache.js";
+import { ResultCache, type CacheFacts, type CachedMethod } from "./result-cache.js";
 import type {
   CallToolResult,
   CompleteResult,
@@ -32,30 +32,30 @@ import type {
 
 export interface CallToolOptions extends RequestOptions {
   /** Throw `ToolError` when the tool answers `isError: true` (default: return the result). */
-  throwOnError?: boolean;
+  throwOnError?: boolean | undefined;
   /**
    * Check `structuredContent` against the tool's `outputSchema` (default: the `connect()` option,
    * itself off by default). A mismatch rejects with `StructuredContentError`.
    */
-  validateStructuredContent?: boolean;
+  validateStructuredContent?: boolean | undefined;
 }
 
 /** Options of the list calls and `readResource`. */
 export interface CachedRequestOptions extends RequestOptions {
   /** `false`: ask the server even if a fresh cached result exists (the answer still refreshes the cache). */
-  cache?: boolean;
+  cache?: boolean | undefined;
 }
 
 /** How an McpClient behaves beyond its connection: the client-level options of `connect()`. */
 export interface McpClientSettings {
   /** Fail fast on methods the server did not declare (default true). */
-  enforceCapabilities?: boolean;
+  enforceCapabilities?: boolean | undefined;
   /** The static roots list offered to the server. */
-  roots?: Root[];
+  roots?: Root[] | undefined;
   /** Keep list results and TTL'd reads (default true). */
-  cache?: boolean;
+  cache?: boolean | undefined;
   /** Check every tool result's `structuredContent` against the tool's `outputSchema` (default false). */
-  validateStructuredContent?: boolean;
+  validateStructuredContent?: boolean | undefined;
 }
 
 /** How many pages a list call follows before it assumes the server loops. */
@@ -322,7 +322,7 @@ export class McpClient {
   }
 
   /** A request whose result the cache may answer or keep. */
-  private cached(method: string, key: string, params: Params | undefined, options: CachedRequestOptions | undefined): Promise<Result> {
+  private cached(method: CachedMethod, key: string, params: Params | undefined, options: CachedRequestOptions | undefined): Promise<Result> {
     const fetch = () => this.request<Result>(method, params, options);
     if (!this.cacheEnabled) return fetch();
     const bypass = options?.cache === false;
@@ -339,7 +339,7 @@ export class McpClient {
   }
 
   /** Follows `nextCursor` and returns every item of every page. */
-  private async collect<T>(method: string, key: string, options?: CachedRequestOptions): Promise<T[]> {
+  private async collect<T>(method: CachedMethod, key: string, options?: CachedRequestOptions): Promise<T[]> {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;

@@ -27,7 +27,10 @@ export type CachedKind = "tools" | "resources" | "prompts";
 /** The longest a server-given TTL is honoured, ms: a typo of a few zeros must not pin a result for a year. */
 export const MAX_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
 
-const KIND_OF_METHOD: Record<string, CachedKind> = {
+/** The methods whose results may be kept. */
+export type CachedMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" | "resources/read";
+
+const KIND_OF_METHOD: Record<CachedMethod, CachedKind> = {
   "tools/list": "tools",
   "resources/list": "resources",
   "resources/templates/list": "resources",
@@ -75,7 +78,7 @@ export class ResultCache {
   }
 
   /** @internal The result for `key`: a fresh cached one, the request already in flight, or `fetch()`'s. */
-  get(method: string, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
+  get(method: CachedMethod, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
     if (!lookup.bypass) {
       const entry = this.entries?.get(key);
       if (entry !== undefined) {
@@ -109,11 +112,11 @@ export class ResultCache {
     const { entries, inflight } = this;
     if (entries !== undefined) {
       for (const key of entries.keys()) {
-        const method = key.split("\n", 1)[0];
-        if (method !== "resources/read" && KIND_OF_METHOD[method] === kind) entries.delete(key);
+        const method = methodOfKey(key);
+        if (method !== "resources/read" && kindOf(method) === kind) entries.delete(key);
       }
     }
-    if (inflight !== undefined) for (const key of inflight.keys()) if (KIND_OF_METHOD[key.split("\n", 1)[0]] === kind) inflight.delete(key);
+    if (inflight !== undefined) for (const key of inflight.keys()) if (kindOf(methodOfKey(key)) === kind) inflight.delete(key);
   }
 
   /** Drops the cached read of one resource (`resources/updated` arrived for it). */
@@ -135,13 +138,13 @@ export class ResultCache {
     return this.entries?.size ?? 0;
   }
 
-  private store(method: string, key: string, result: Result): void {
+  private store(method: CachedMethod, key: string, result: Result): void {
     const expiresAt = this.expiry(method, result);
     if (expiresAt !== undefined) (this.entries ??= new Map()).set(key, { result, expiresAt });
   }
 
   /** When `result` goes stale, or undefined when it must not be kept at all. */
-  private expiry(method: string, result: Result): number | undefined {
+  private expiry(method: CachedMethod, result: Result): number | undefined {
     if (result.resultType === "input_required" || isUncacheable(result)) return undefined;
     const ttl = result.ttlMs;
     if (typeof ttl === "number" && ttl > 0) return Date.now() + Math.min(ttl, MAX_CACHE_TTL_MS);
@@ -153,4 +156,14 @@ export class ResultCache {
     const capability = this.facts.serverCapabilities()?.[kind] as { listChanged?: unknown } | undefined;
     return capability?.listChanged === true;
   }
+}
+
+/** A cache key is `method`, or `method` and a cursor or URI after a newline. */
+function methodOfKey(key: string): string {
+  const end = key.indexOf("\n");
+  return end === -1 ? key : key.slice(0, end);
+}
+
+function kindOf(method: string): CachedKind | undefined {
+  return (KIND_OF_METHOD as Partial<Record<string, CachedKind>>)[method];
 }

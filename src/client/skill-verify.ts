@@ -51,7 +51,7 @@ export function parseSkillEntry(value: unknown): Skill | string {
 }
 
 /** The raw bytes of `uri` in a `resources/read` result (text as UTF-8, blob from base64), if present. */
-export function contentBytes(result: unknown, uri: string): { bytes: Buffer; text?: string; mimeType?: string } | undefined {
+export function contentBytes(result: unknown, uri: string): { bytes: Buffer; text?: string; mimeType?: string | undefined } | undefined {
   const contents = isObject(result) && Array.isArray(result.contents) ? result.contents.filter(isObject) : [];
   const item = contents.find((c) => c.uri === uri) ?? (contents.length === 1 ? contents[0] : undefined);
   if (item === undefined) return undefined;

@@ -35,7 +35,7 @@ export interface LoadSkillOptions extends RequestOptions {
    * against the entry's frontmatter, files are read unverified. Default false: such a skill is refused
    * with `SkillVerificationError` (reason `unverifiable`), as SEP-2640 lets hosts do.
    */
-  allowDynamic?: boolean;
+  allowDynamic?: boolean | undefined;
 }
 
 /** What `readFile` and `LoadedSkill.text` give: the verified bytes of one file. */
@@ -44,7 +44,7 @@ export interface SkillFileContent {
   bytes: Buffer;
   /** The content as text, when the server sent it as text. */
   text?: string;
-  mimeType?: string;
+  mimeType?: string | undefined;
 }
 
 /** Whether the server declared the skills extension (its settings object, e.g. `{ directoryRead: true }`). */

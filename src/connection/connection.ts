@@ -42,23 +42,23 @@ import type { RequestOptions } from "./request-options.js";
 import { RequestTable, type PendingRequest, type RequestTableHooks } from "./request-table.js";
 
 export interface ConnectionOptions {
-  clientInfo?: Implementation;
+  clientInfo?: Implementation | undefined;
   /** Client capabilities to declare. The client layer derives them from the handlers it has. */
-  capabilities?: Record<string, unknown>;
+  capabilities?: Record<string, unknown> | undefined;
   /** Default deadline per request, ms. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** `"auto"` (default), `"legacy"`, or a pinned protocol version. */
-  protocol?: ProtocolMode;
+  protocol?: ProtocolMode | undefined;
   /** A verdict from an earlier connection to the same server: skips the era probe. */
-  prior?: PriorVerdict;
+  prior?: PriorVerdict | undefined;
   /** Answers server-to-client requests (sampling, elicitation, roots). `ping` is answered built in. */
-  handleServerRequest?: ServerRequestHandler;
+  handleServerRequest?: ServerRequestHandler | undefined;
   /** Requests made before the connection is ready wait in a queue of at most this many. */
-  maxQueuedRequests?: number;
+  maxQueuedRequests?: number | undefined;
   /** Era negotiation details: the probe's timeout, the tasks extension. */
-  negotiation?: NegotiationSettings;
+  negotiation?: NegotiationSettings | undefined;
   /** Sees every message sent and how it ended, and the lifecycle (telemetry; see instrumentation.ts). */
-  instrumentation?: Instrumentation;
+  instrumentation?: Instrumentation | undefined;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

@@ -4,7 +4,7 @@
  *   idle -> connecting -> initializing -> ready -> closing -> closed
  *                 \            \   ^        |
  *                  \            \   \-------/ (session expired: initialize again)
- *                   `------------`----------> failed (final; the error is the output)
+ *                   `------------`----------> failed (final; the error is in the context)
  *
  * Only lifecycle changes are events. Requests and responses never pass through the machine: they go
  * straight to the RequestTable and the transport (an XState event costs ~2.5 us, a whole request over a
@@ -46,7 +46,6 @@ export const connectionMachine = setup({
     context: {} as ConnectionContext,
     events: {} as ConnectionEvent,
     input: {} as ConnectionMachineInput,
-    output: {} as { error: Error | undefined },
   },
   actors: {
     openTransport: fromPromise<void, ConnectionMachineWork>(({ input }) => input.openTransport()),
@@ -57,7 +56,6 @@ export const connectionMachine = setup({
   id: "connection",
   initial: "idle",
   context: ({ input }) => ({ work: input.work, negotiated: undefined, error: undefined }),
-  output: ({ context }) => ({ error: context.error }),
   on: {
     CLOSE: ".closing",
   },

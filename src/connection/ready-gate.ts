@@ -19,7 +19,7 @@ export interface ReadyGateOptions {
 
 export interface ReadyWaitOptions {
   /** Aborting it ends the wait with a `RequestCancelledError` (`delivered: false`). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Give up after `ms` with `error()`; no timer when `ms` is longer than a timer can hold. */
   timeout?: { ms: number; error: () => Error };
 }

@@ -1,33 +1,33 @@
 /** What a caller may say about one request. */
 export interface ProgressInfo {
   progress: number;
-  total?: number;
-  message?: string;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 export interface RequestOptions {
   /** Deadline for a response, in ms. Default: the connection's `requestTimeoutMs` (60000). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborting it cancels the request: the promise rejects with `RequestCancelledError`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called for each progress notification of this request. Asking for it sends a progress token. */
-  onProgress?: (progress: ProgressInfo) => void;
+  onProgress?: ((progress: ProgressInfo) => void) | undefined;
   /**
    * Each progress notification restarts the `timeoutMs` clock (bounded by `maxTotalTimeoutMs`). In the
    * 2026 era a call (its MRTR rounds, input handlers, task polling) is bounded as a whole by
    * `maxTotalTimeoutMs ?? timeoutMs`: progress restarts a round's clock, never the call's deadline.
    */
-  resetTimeoutOnProgress?: boolean;
+  resetTimeoutOnProgress?: boolean | undefined;
   /** A hard limit on the whole request, however much progress arrives. */
-  maxTotalTimeoutMs?: number;
+  maxTotalTimeoutMs?: number | undefined;
   /**
    * Before the connection is ready, requests wait for it (bounded). With `waitForReady: false` they
    * fail at once instead.
    */
-  waitForReady?: boolean;
+  waitForReady?: boolean | undefined;
   /**
    * 2026 era: whether the request may be sent again (as a new request) when its response stream breaks.
    * Default: yes for reads and lists and for tools annotated read-only or idempotent, no otherwise.
    */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
 }

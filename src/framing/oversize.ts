@@ -36,8 +36,8 @@ export function responseIdOf(head: string, tail: string): JsonRpcId | undefined 
   const scan = topLevelKeys(head);
   if (!scan.response) return undefined;
   if (scan.id !== undefined) return scan.id;
-  const match = TAIL_ID.exec(tail);
-  return match ? idValue(match[1]) : undefined;
+  const raw = TAIL_ID.exec(tail)?.[1];
+  return raw === undefined ? undefined : idValue(raw);
 }
 
 /** `,"id":<number or string>}` (optionally followed by `,"jsonrpc":"2.0"`) closing the top-level object. */

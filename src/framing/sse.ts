@@ -16,8 +16,8 @@ import { FramingError, sampleOf } from "./errors.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, OversizeFrameError } from "./oversize.js";
 
 export interface SseEvent {
-  id?: string;
-  event?: string;
+  id?: string | undefined;
+  event?: string | undefined;
   data: string;
 }
 

@@ -13,13 +13,13 @@ export interface McpErrorOptions {
   retryable?: boolean;
   delivered?: boolean;
   /** The server (by Switchboard name) the failure came from, when known. */
-  server?: string;
+  server?: string | undefined;
 }
 
 export class McpError extends Error {
   retryable: boolean;
   delivered: boolean;
-  server?: string;
+  server?: string | undefined;
   constructor(message: string, options: McpErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -149,7 +149,7 @@ export class OverloadError extends McpError {
 
 export interface ConfigErrorOptions {
   file?: string;
-  server?: string;
+  server?: string | undefined;
   field?: string;
   cause?: unknown;
 }

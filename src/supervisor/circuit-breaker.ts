@@ -56,7 +56,7 @@ export function breakerOutcomeOf(error: unknown): BreakerOutcome {
 export class CircuitBreaker {
   readonly policy: CircuitPolicy;
   readonly #now: Clock;
-  readonly #onStateChange?: (change: CircuitStateChange) => void;
+  readonly #onStateChange: ((change: CircuitStateChange) => void) | undefined;
   #state: CircuitState = "closed";
   #consecutiveFailures = 0;
   #openedAt = 0;

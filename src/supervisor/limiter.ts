@@ -25,7 +25,7 @@ export interface ConcurrencyLimiterOptions extends ConcurrencyLimits {
 
 export interface RunOptions {
   /** Aborting it while the call waits removes it from the queue. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 function calls(n: number): string {

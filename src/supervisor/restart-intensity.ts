@@ -43,7 +43,10 @@ export function assertRestartIntensityLimit(limit: RestartIntensityLimit): void 
 /** The restarts that still count at `now`: a restart at time t counts while `now - t < withinMs`. */
 export function restartsInWindow(history: RestartHistory, limit: RestartIntensityLimit, now: number): RestartHistory {
   let drop = 0;
-  while (drop < history.length && now - history[drop] >= limit.withinMs) drop++;
+  for (const at of history) {
+    if (now - at < limit.withinMs) break;
+    drop++;
+  }
   return drop === 0 ? history : history.slice(drop);
 }
 
@@ -69,7 +72,7 @@ export function restartRetryAfterMs(history: RestartHistory, limit: RestartInten
   if (recent.length < limit.maxRestarts) return 0;
   // The window must slide past enough old restarts to make room for one more.
   const freeing = recent[recent.length - limit.maxRestarts];
-  return freeing + limit.withinMs - now;
+  return freeing === undefined ? 0 : freeing + limit.withinMs - now;
 }
 
 /** What `RestartIntensity.tryRestart()` decides. */

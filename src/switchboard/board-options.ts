@@ -15,35 +15,35 @@ import type { ServerState } from "./server-runtime.js";
 /** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
 export type ServerInit = ServerEntryInput & {
   /** Builds the transport for each (re)start (e.g. a memory pair, or a custom transport). */
-  transport?: () => Transport;
+  transport?: (() => Transport) | undefined;
   /** Client options for this server: handlers, protocol, ... */
-  client?: ClientOptions;
+  client?: ClientOptions | undefined;
 };
 
 export interface SwitchboardInit {
   servers: Record<string, ServerInit>;
   /** Between server and tool names (default "__"). */
-  separator?: string;
+  separator?: string | undefined;
   /** Client options for every server (a server's own `client` wins). */
-  client?: ClientOptions;
-  hooks?: SwitchboardHooks;
+  client?: ClientOptions | undefined;
+  hooks?: SwitchboardHooks | undefined;
   /**
    * A call for a server that is restarting: `"fallback"` (default) goes to the next server in its
    * fallback list at once, waiting only at the last one; `"wait"` waits (up to the call's timeout) for
    * each server in turn.
    */
-  whileRestarting?: WhileRestarting;
+  whileRestarting?: WhileRestarting | undefined;
   /**
    * Each server's start (spawn or connect, and the handshake) must finish within this many ms, or it
    * is restarted; a server's own `startTimeoutMs` wins. `start()` resolves when every server is up or
    * down, or after this long. Default 30000.
    */
-  startTimeoutMs?: number;
+  startTimeoutMs?: number | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
   /** The call may safely run twice (overrides the tool's annotations) for fallback decisions. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
 }
 
 export interface ServerStatus {

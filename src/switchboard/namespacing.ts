@@ -75,8 +75,8 @@ export interface FilterableTool {
 export function matchesToolPattern(pattern: string, name: string): boolean {
   if (!pattern.includes("*")) return pattern === name;
   const parts = pattern.split("*");
-  const first = parts[0];
-  const last = parts[parts.length - 1];
+  const first = pattern.slice(0, pattern.indexOf("*"));
+  const last = pattern.slice(pattern.lastIndexOf("*") + 1);
   if (name.length < first.length + last.length || !name.startsWith(first) || !name.endsWith(last)) return false;
   let at = first.length;
   const end = name.length - last.length;

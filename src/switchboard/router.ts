@@ -27,7 +27,7 @@ export interface RouteOptions {
   /** Known up front, or looked up when a failure needs it (once per call). */
   idempotent: boolean | IdempotenceLookup;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   whileRestarting: WhileRestarting;
   /** Servers tried, in order (filled in). */
   attempts: string[];
@@ -46,8 +46,7 @@ export async function route<T>(
   const deadline = Date.now() + options.timeoutMs;
   let idempotent = options.idempotent;
   let lastError: Error | undefined;
-  for (let i = 0; i < order.length; i++) {
-    const server = order[i];
+  for (const [i, server] of order.entries()) {
     const next = order[i + 1];
     const moveOn = (reason: string, error: Error) => {
       lastError = error;

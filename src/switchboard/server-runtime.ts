@@ -15,6 +15,7 @@ import { ConcurrencyLimiter } from "../supervisor/limiter.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
 import type { ServerEntry } from "./config-types.js";
+import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
@@ -24,9 +25,9 @@ export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" 
 /** A server entry as the Switchboard runs it: a config entry, or one written in code with its own transport. */
 export type RunnableEntry = ServerEntry & {
   /** Code-only: builds the transport for each (re)start instead of `command`/`url`. */
-  transport?: () => Transport;
+  transport?: (() => Transport) | undefined;
   /** Code-only: client options for this server (handlers, protocol, ...). */
-  client?: ClientOptions;
+  client?: ClientOptions | undefined;
 };
 
 export interface RuntimeHooks {
@@ -67,7 +68,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.name = entry.name;
     this.entry = entry;
     this.state = entry.disabled ? "disabled" : "starting";
-    this.baseOptions = { ...defaults, ...entry.client, requestTimeoutMs: entry.requestTimeoutMs };
+    // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
+    this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;

@@ -12,6 +12,7 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
+import { definedMembers } from "../util/guards.js";
 import {
   DEFAULT_START_TIMEOUT_MS,
   normalise,
@@ -54,7 +55,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   constructor(init: SwitchboardInit | SwitchboardConfig, extra: Omit<SwitchboardInit, "servers" | "separator"> = {}) {
     super();
-    const settings = { ...extra, ...("options" in init ? {} : init) } as Omit<SwitchboardInit, "servers">;
+    const settings = { ...extra, ...("options" in init ? {} : definedMembers(init)) } as Omit<SwitchboardInit, "servers">;
     const config = "options" in init ? init : normalise(init);
     this.separator = config.options.separator;
     this.toolIndex = new ToolIndex(this.separator);

@@ -20,15 +20,15 @@ import type { Signals } from "./signals.js";
 
 export interface OtelInstrumentationOptions {
   /** Default: the global tracer provider. */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProvider | undefined;
   /** Default: the global meter provider. */
-  meterProvider?: MeterProvider;
+  meterProvider?: MeterProvider | undefined;
   /** Writes trace context into `params._meta`. Default: the global propagator, or W3C Trace Context if none is set. */
-  propagator?: TextMapPropagator;
+  propagator?: TextMapPropagator | undefined;
   /** Name resource spans by their URI (`resources/read file:///a`). Off by default: high cardinality. */
-  resourceUriInSpanName?: boolean;
+  resourceUriInSpanName?: boolean | undefined;
   /** Record tool arguments and results (`gen_ai.tool.call.arguments`/`.result`). Off by default: they may hold sensitive data. */
-  captureToolContent?: boolean;
+  captureToolContent?: boolean | undefined;
 }
 
 /** The instrumentation scope name of every span and metric this package records. */

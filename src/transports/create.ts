@@ -14,10 +14,10 @@ import { WebSocketTransport } from "./websocket.js";
 export interface UrlTarget {
   url: string;
   /** `"http"` is an alias of `"streamable-http"`. */
-  type?: "streamable-http" | "http" | "sse" | "websocket";
-  headers?: Record<string, string>;
+  type?: "streamable-http" | "http" | "sse" | "websocket" | undefined;
+  headers?: Record<string, string> | undefined;
   /** A bearer token, or a function returning auth headers (HTTP: called per request; WebSocket: per handshake). */
-  auth?: AuthOption;
+  auth?: AuthOption | undefined;
 }
 
 export type Target = StdioTarget | UrlTarget | Transport;
@@ -29,7 +29,7 @@ function isTransport(target: Target): target is Transport {
 /** Settings every transport built from a target takes. */
 export interface TransportSettings {
   /** The largest message the server may send (bytes, default 16 MiB). See message-limit.ts. */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
 }
 
 export function createTransport(target: Target, settings: TransportSettings = {}): Transport {

@@ -21,13 +21,13 @@ import { requestIdOf, type SendOptions, type Transport, type TransportSink } fro
 
 export interface LegacySseOptions {
   url: string | URL;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A bearer token, a function returning headers (called for each request), or an AuthProvider such as oauth(). */
-  auth?: AuthOption;
+  auth?: AuthOption | undefined;
   /** How long to wait for the stream's headers and its `endpoint` event (default 10000 ms). */
-  endpointTimeoutMs?: number;
+  endpointTimeoutMs?: number | undefined;
   /** The largest event the server may send (default 16 MiB). */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
 }
 
 export class LegacySseTransport implements Transport {
@@ -168,9 +168,9 @@ export class LegacySseTransport implements Transport {
       url: endpoint,
       headers: { ...fixedHeaders(this.options.headers, this.options.auth), ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(message),
-      signal: options.signal,
       agent: this.agent,
     };
+    if (options.signal !== undefined) request.signal = options.signal;
     if (id !== undefined) request.onRequest = (http) => this.exchanges.keep(id, http);
     const response = await authorizedRequest(this.options.auth, this.url, request, (url) => (this.endpoint = url));
     const status = response.statusCode ?? 0;

@@ -80,7 +80,7 @@ export type StreamEnd =
   | { kind: "done" }
   /** The server answered a re-open with "no stream" (405). */
   | { kind: "gone" }
-  | { kind: "lost"; why: string; cause?: Error; attempts: number }
+  | { kind: "lost"; why: string; cause?: Error | undefined }
   | { kind: "oversize"; error: MessageTooLargeError };
 
 /** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
@@ -97,11 +97,11 @@ export async function readResumable(first: IncomingMessage, options: ResumableRe
       cause = outcome.broken;
     }
     if (!options.live()) return { kind: "done" };
-    if (!options.resumable) return { kind: "lost", why: "this protocol era has no resumable streams", cause, attempts };
+    if (!options.resumable) return { kind: "lost", why: "this protocol era has no resumable streams", cause };
     if (cursor.lastEventId === undefined && !options.reopenWithoutCursor) {
-      return { kind: "lost", why: "the server sent no event ids to resume from", cause, attempts };
+      return { kind: "lost", why: "the server sent no event ids to resume from", cause };
     }
-    if (attempts >= options.maxAttempts) return { kind: "lost", why: `${attempts} attempts to re-open it failed`, cause, attempts };
+    if (attempts >= options.maxAttempts) return { kind: "lost", why: `${attempts} attempts to re-open it failed`, cause };
     await sleep(cursor.retryMs ?? backoffDelay(attempts, options.backoff), options.signal);
     if (!options.live()) return { kind: "done" };
     attempts++;

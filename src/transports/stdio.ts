@@ -24,32 +24,32 @@ import { SENT, type SendOptions, type Transport, type TransportSink } from "./tr
 
 export interface StdioTarget {
   command: string;
-  args?: string[];
+  args?: string[] | undefined;
   /** Added to the minimal inherited environment. */
-  env?: Record<string, string>;
-  cwd?: string;
+  env?: Record<string, string> | undefined;
+  cwd?: string | undefined;
 }
 
 export interface StdioTransportOptions extends StdioTarget {
   /** How much of stderr to keep for error messages (characters, default 8192). */
-  stderrTailChars?: number;
+  stderrTailChars?: number | undefined;
   /** The longest line (one message) the server may write (default 16 MiB). */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
   /** @deprecated The old name of `maxMessageBytes`. */
-  maxFrameBytes?: number;
+  maxFrameBytes?: number | undefined;
   /**
    * The most bytes that may wait to be written to the server (default 32 MiB). A server that stops
    * reading its stdin fills the pipe; past this, sends fail at once with an `OverloadError` instead of
    * holding every later request in memory until its deadline.
    */
-  maxPendingWriteBytes?: number;
+  maxPendingWriteBytes?: number | undefined;
   /** How long after stdout ends the server may take to exit by itself before it is stopped (default 100 ms). */
-  stdoutEndGraceMs?: number;
+  stdoutEndGraceMs?: number | undefined;
   shutdown?: {
     /** After closing stdin, how long to wait for the process to exit before SIGTERM (default 2000). */
-    stdinCloseMs?: number;
+    stdinCloseMs?: number | undefined;
     /** After SIGTERM, how long before SIGKILL (default 2000). */
-    sigtermMs?: number;
+    sigtermMs?: number | undefined;
   };
 }
 

@@ -36,14 +36,14 @@ export interface TransportSink {
 
 export interface SendOptions {
   /** Extra HTTP headers for this message, names in lower case (2026 era: mcp-method, mcp-name, mcp-param-*). Ignored off HTTP. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /**
    * HTTP: whether a broken response stream may be resumed with Last-Event-ID (2025 era). The 2026 era
    * has no resumability: a broken stream fails the request.
    */
-  resumable?: boolean;
+  resumable?: boolean | undefined;
   /** Aborts this message's exchange (HTTP: the POST and its response stream). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface Transport {

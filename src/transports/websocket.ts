@@ -20,22 +20,22 @@ import { SENT, type SendOptions, type Transport, type TransportSink } from "./tr
 
 export interface WebSocketOptions {
   url: string | URL;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A bearer token, a function returning headers, or an AuthProvider such as oauth() (asked once per handshake). */
-  auth?: AuthOption;
+  auth?: AuthOption | undefined;
   /** Default 15000 ms; 0 turns keep-alive off. */
-  pingIntervalMs?: number;
+  pingIntervalMs?: number | undefined;
   /** Default 10000 ms. */
-  pongTimeoutMs?: number;
+  pongTimeoutMs?: number | undefined;
   /** Default 10000 ms. */
-  handshakeTimeoutMs?: number;
+  handshakeTimeoutMs?: number | undefined;
   /** The largest frame the server may send (default 16 MiB). */
-  maxMessageBytes?: number;
+  maxMessageBytes?: number | undefined;
   /**
    * The most bytes that may wait to be sent while the peer does not read (default 32 MiB); past it,
    * sends fail at once with an `OverloadError` instead of piling up until their deadlines.
    */
-  maxPendingWriteBytes?: number;
+  maxPendingWriteBytes?: number | undefined;
 }
 
 export class WebSocketTransport implements Transport {

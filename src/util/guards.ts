@@ -9,3 +9,14 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/**
+ * `value` without its members that are `undefined`: spread over defaults, `{ x: undefined }` then
+ * leaves the default of `x` in place, as leaving `x` out does.
+ */
+export function definedMembers<T extends object>(value: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  if (value === undefined) return out;
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] !== undefined) out[key] = value[key];
+  return out;
+}

@@ -126,7 +126,8 @@ export function mergeRootAlternatives(doc: SchemaDocument, root: JsonSchema, los
   const properties: JsonSchema = {};
   for (const [key, list] of options) properties[key] = list.length === 1 ? list[0] : { anyOf: list };
   const requiredOf = (n: JsonSchema) => (Array.isArray(n.required) ? (n.required as string[]) : []);
-  const shared = branches.length === 0 ? [] : requiredOf(branches[0]).filter((key) => branches.every((b) => requiredOf(b).includes(key)));
+  const first = branches[0];
+  const shared = first === undefined ? [] : requiredOf(first).filter((key) => branches.every((b) => requiredOf(b).includes(key)));
   const required = [...new Set([...requiredOf(rest), ...shared])];
   const alternatives = variants.map((keys) => `{${keys.join(", ")}}`).join(" or ");
   losses.push(`(top level): ${keyword} of ${branches.length} alternatives is offered as one object with every property (${alternatives})`);

@@ -19,15 +19,15 @@ type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 
 export interface AISDKToolsOptions extends NameOptions {
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the AI SDK's abort signal is added. */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
   /**
    * Whose image limits decide which images go to the model as `image-data` (the others are described):
    * `"anthropic"` (default: the strictest of the common ones), `"openai"` or `"gemini"`. `false`
    * describes every image and file.
    */
-  media?: MediaTarget | false;
+  media?: MediaTarget | false | undefined;
   /** Answer with the result's `structuredContent` in place of its text blocks. */
-  useStructuredContent?: boolean;
+  useStructuredContent?: boolean | undefined;
 }
 
 /**
@@ -39,8 +39,9 @@ export async function toAISDKTools(host: ToolHost, options: AISDKToolsOptions = 
   const tools = await host.listTools();
   const set: ToolSet = {};
   for (const { tool: mcpTool, name } of orderedTools(tools, "openai", options)) {
+    const description = toolDescription(mcpTool);
     set[name] = tool({
-      description: toolDescription(mcpTool),
+      ...(description === undefined ? {} : { description }),
       inputSchema: jsonSchema(compileInputSchema(mcpTool.inputSchema, "openai").schema as Parameters<typeof jsonSchema>[0]),
       execute: async (input: unknown, { abortSignal }): Promise<CallToolResult> => {
         const callOptions = { ...options.callOptions, ...(abortSignal ? { signal: abortSignal } : {}) };
@@ -55,7 +56,7 @@ export async function toAISDKTools(host: ToolHost, options: AISDKToolsOptions = 
 function modelOutput(result: CallToolResult, options: AISDKToolsOptions): ToolResultOutput {
   const target = options.media === false ? "anthropic" : (options.media ?? "anthropic");
   const parts = resultParts(result, target, { media: options.media !== false, useStructuredContent: options.useStructuredContent });
-  const describe = (part: { kind: string; mimeType?: string }, i: number) => `[${part.kind} ${i}: ${part.mimeType ?? ""}]`;
+  const describe = (part: { kind: string; mimeType?: string | undefined }, i: number) => `[${part.kind} ${i}: ${part.mimeType ?? ""}]`;
   if (result.isError === true) return { type: "error-text", value: partsText(parts, describe) };
   if (!parts.some((part) => part.kind === "image" || part.kind === "document")) return { type: "text", value: partsText(parts, describe) };
   return {

@@ -17,9 +17,9 @@ import type { NameOptions } from "../../adapters/names.js";
 
 export interface LangChainToolsOptions extends NameOptions {
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the run's signal is added. */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
   /** Answer with the result's `structuredContent` in place of its text blocks. */
-  useStructuredContent?: boolean;
+  useStructuredContent?: boolean | undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { resultParts } from "../../adapters/media.js";
 import { isObject } from "../../util/guards.js";
 import type { ModelResponse } from "../model.js";
 import { usageOf, type Block, type McpContent, type TraceMessage } from "../trace.js";
-import { appendBlocks, asCallToolResult, checkTrace, describedMedia, inputOf, joinedText, toolNames, TraceConversionError } from "./shared.js";
+import { appendBlocks, asCallToolResult, checkTrace, describedMedia, joinedText, toolNames, TraceConversionError } from "./shared.js";
 
 export type AnthropicContentBlock =
   | { type: "text"; text: string }

@@ -98,7 +98,8 @@ export function toOpenAIChatMessages(
 
 function userContent(blocks: readonly Block[]): string | Array<{ type: "text"; text: string }> {
   const texts = blocks.filter((block) => block.type === "text");
-  if (texts.length === 1) return texts[0].text;
+  const only = texts.length === 1 ? texts[0] : undefined;
+  if (only !== undefined) return only.text;
   return texts.map((block) => ({ type: "text" as const, text: block.text }));
 }
 

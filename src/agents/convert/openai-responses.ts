@@ -64,7 +64,8 @@ export function toOpenAIResponsesInput(
   for (const message of messages) {
     if (message.role === "system" || message.role === "user") {
       const texts = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
-      items.push({ role: message.role, content: texts.length === 1 ? texts[0] : texts.map((text) => ({ type: "input_text" as const, text })) });
+      const only = texts.length === 1 ? texts[0] : undefined;
+      items.push({ role: message.role, content: only ?? texts.map((text) => ({ type: "input_text" as const, text })) });
       continue;
     }
     for (const block of message.content) {

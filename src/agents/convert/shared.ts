@@ -65,8 +65,9 @@ export function joinedText(blocks: readonly Block[]): string {
 /** An image or file given as a data URL, back as MCP content; anything else described as text. */
 export function dataUrlContent(url: string, kind: "image" | "file", filename?: string): McpContent[number] {
   const match = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(url);
-  if (match === null) return { type: "text", text: `[${kind}: ${url.startsWith("data:") ? "data URL" : url}]` };
-  const [, mimeType, data] = match;
+  const mimeType = match?.[1];
+  const data = match?.[2];
+  if (mimeType === undefined || data === undefined) return { type: "text", text: `[${kind}: ${url.startsWith("data:") ? "data URL" : url}]` };
   if (kind === "image" && mimeType.startsWith("image/")) return { type: "image", data, mimeType };
   return { type: "resource", resource: { uri: `file:///${encodeURIComponent(filename ?? "document")}`, mimeType, blob: data } };
 }

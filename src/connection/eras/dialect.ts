@@ -128,8 +128,8 @@ export interface NegotiationContext {
   wire: Wire;
   mode: ProtocolMode;
   /** A verdict from an earlier connection to the same server, to skip probing. */
-  prior?: PriorVerdict;
-  settings?: NegotiationSettings;
+  prior?: PriorVerdict | undefined;
+  settings?: NegotiationSettings | undefined;
 }
 
 export type PriorVerdict = { kind: "legacy" } | { kind: "modern"; discover: Result };
@@ -137,12 +137,12 @@ export type PriorVerdict = { kind: "legacy" } | { kind: "modern"; discover: Resu
 /** Client-side choices that shape a negotiation. */
 export interface NegotiationSettings {
   /** How long the era probe waits for an answer before deciding "2025 era" (stdio only). */
-  probeTimeoutMs?: number;
+  probeTimeoutMs?: number | undefined;
   /** Declare and drive the tasks extension (`io.modelcontextprotocol/tasks`). */
-  tasks?: boolean;
+  tasks?: boolean | undefined;
   /**
    * 2026 era: open a `subscriptions/listen` for the list kinds the server advertises `listChanged`
    * for, so change events arrive as they do unasked in the 2025 era (default true).
    */
-  autoListen?: boolean;
+  autoListen?: boolean | undefined;
 }

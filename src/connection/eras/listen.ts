@@ -30,11 +30,11 @@ const DEFAULT_RELISTEN_BACKOFF = { initialMs: 100, maxMs: 5000 };
 
 export interface ListenOptions {
   /** How long to wait for the acknowledgement (default: the connection's request timeout). */
-  ackTimeoutMs?: number;
+  ackTimeoutMs?: number | undefined;
   /** Re-listen attempts in a row after drops before giving up (default 5). */
-  maxRelistens?: number;
+  maxRelistens?: number | undefined;
   /** Backoff between re-listens, ms (default 100 doubling to 5000, no jitter). */
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: { initialMs: number; maxMs: number } | undefined;
 }
 
 /** How a subscription ended: closed by us, ended by the server with a result, or lost. */

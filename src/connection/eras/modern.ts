@@ -48,7 +48,7 @@ export interface ModernDialectOptions {
   /** The tasks extension is declared: `resultType: "task"` is expected and driven. */
   tasks: boolean;
   /** What to listen for once ready (see auto-listen.ts); undefined: no automatic listen. */
-  autoListen?: ListenFilter;
+  autoListen?: ListenFilter | undefined;
   /**
    * Called when a request fails the way requests to a 2025 server do (a "not initialized" or "no
    * session" answer, a result without resultType, -32601 to subscriptions/listen): the cached era

@@ -68,7 +68,8 @@ class Negotiation {
   /** A pinned 2026-era version; undefined in "auto" mode. */
   private readonly pinned: string | undefined;
   /** The 2026-era versions we offer, preferred first. */
-  private readonly ours: readonly string[];
+  /** Newest first; never empty, so the first is the one to probe with. */
+  private readonly ours: readonly [string, ...string[]];
   private exitWatch: ExitWatch | undefined;
 
   constructor(private readonly context: NegotiationContext) {

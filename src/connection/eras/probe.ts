@@ -25,7 +25,7 @@ export type ProbeOutcome =
   /** -32022 naming a 2026 version we speak: probe again at that version. */
   | { kind: "retry"; version: string }
   /** The answer of a 2025 server (or of a process that exited on the probe). */
-  | { kind: "legacy"; why: string; exited: boolean }
+  | { kind: "legacy"; why: string }
   /** Neither era can be concluded: the error is the connection's failure. */
   | { kind: "fail"; error: unknown };
 
@@ -56,7 +56,7 @@ export async function probe({ wire, version, ours, settings, exit }: Probe): Pro
   ]);
   if ("exit" in answer) {
     wire.forget(id, answer.exit);
-    return { kind: "legacy", why: "the server process exited on server/discover", exited: true };
+    return { kind: "legacy", why: "the server process exited on server/discover" };
   }
   if ("value" in answer) return classifyResult(answer.value, ours);
   return classifyError(answer.error, http);
@@ -107,5 +107,5 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
 }
 
 function legacy(why: string): ProbeOutcome {
-  return { kind: "legacy", why, exited: false };
+  return { kind: "legacy", why };
 }

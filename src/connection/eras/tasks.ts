@@ -28,11 +28,11 @@ export type TaskRequest = (method: string, params: Params, options?: RequestOpti
 interface TaskState {
   taskId: string;
   status: string;
-  statusMessage?: string;
-  pollIntervalMs?: number;
-  inputRequests?: Record<string, unknown>;
-  result?: Result;
-  error?: { code?: number; message?: string; data?: unknown };
+  statusMessage?: string | undefined;
+  pollIntervalMs?: number | undefined;
+  inputRequests?: Record<string, unknown> | undefined;
+  result?: Result | undefined;
+  error?: { code?: number; message?: string; data?: unknown } | undefined;
 }
 
 /** Drives the task to its end within `scope` (the call's deadline and the caller's signal). */
