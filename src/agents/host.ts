@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { McpClient } from "../client/client.js";
-import type { CallToolResult, Tool } from "../client/types.js";
+import type { CallToolResult } from "../client/types.js";
 import { McpError } from "../jsonrpc/errors.js";
 import type { ToolHost } from "../adapters/tool-runner.js";
 import type { FallbackEvent } from "../switchboard/events.js";

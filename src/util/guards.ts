@@ -9,3 +9,18 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/**
+ * Array.isArray without its `any[]`: narrowing `unknown` (or a typed readonly array) with it yields `any`,
+ * which then flows unchecked into whatever reads the elements.
+ */
+export function isArray(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value);
+}
+
+/** A value for a message: a string as it is, anything else as JSON (String() of an object says "[object Object]"). */
+export function display(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Error) return value.message;
+  return JSON.stringify(value) ?? String(value);
+}
