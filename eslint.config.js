@@ -6,7 +6,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "coverage/", "docs/", "api/", "node_modules/", ".ci/conformance-runner/", ".scratch/", "results/"] },
+  { ignores: ["dist/", "types/mcp-spec.d.ts", "coverage/", "docs/", "api/", "node_modules/", ".ci/conformance-runner/", ".scratch/", "results/"] },
   {
     files: ["**/*.ts"],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
