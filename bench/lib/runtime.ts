@@ -11,5 +11,5 @@ const runtime = (
   process.env.BENCH_DIST ? await import(new URL("../../dist/index.js", import.meta.url).href) : await import("../../src/index.js")
 ) as typeof Source;
 
-export const { connect, createClient, McpClient, memoryPair, Switchboard } = runtime;
+export const { connect, createClient, memoryPair, Switchboard } = runtime;
 export type { MemoryTransport, Target } from "../../src/index.js";

@@ -31,12 +31,6 @@ export const TARGETS: readonly Target[] = [
 
 export type Readings = Record<string, number>;
 
-export function targetById(id: string): Target {
-  const target = TARGETS.find((t) => t.id === id);
-  if (!target) throw new Error(`No target "${id}" in bench/lib/targets.ts`);
-  return target;
-}
-
 /** true: met, false: not met, undefined: no threshold (a reading only). */
 export function isMet(target: Target, value: number): boolean | undefined {
   if (target.atLeast === undefined && target.atMost === undefined) return undefined;

@@ -67,7 +67,7 @@ async function round(factory: ClientFactory, label: string, address: string, con
 export async function runMatrix(spec: MatrixSpec): Promise<MatrixResult> {
   const started = machine();
   const callsOf = (client: string) => Math.max(100, Math.round((spec.fewerCalls?.[client] ?? CALLS) * SCALE));
-  const fewer = Object.entries(spec.fewerCalls ?? {}).map(([client, calls]) => `; ${client}: ${callsOf(client).toLocaleString("en-US")}`);
+  const fewer = Object.entries(spec.fewerCalls ?? {}).map(([client]) => `; ${client}: ${callsOf(client).toLocaleString("en-US")}`);
   const method = `${callsOf(OURS).toLocaleString("en-US")} calls per round${fewer.join("")}, median of ${ROUNDS} rounds, rounds interleaved`;
   console.log(`\n## ${spec.title} (${machineLine()}; ${method})\n`);
   const results: MatrixResult = {};

@@ -14,11 +14,11 @@ try {
   const agent = createAgent({ model, tools: await toLangChainTools(board) });
   const { messages } = await agent.invoke({ messages: [{ role: "user", content: question }] });
   for (const message of messages) {
-    if (ToolMessage.isInstance(message)) console.log(`<- ${message.name}: ${message.content} (${message.status})`);
+    if (ToolMessage.isInstance(message)) console.log(`<- ${message.name}: ${message.text} (${message.status})`);
     else if ("tool_calls" in message && Array.isArray(message.tool_calls))
       for (const call of message.tool_calls) console.log(`-> ${call.name}(${JSON.stringify(call.args)})`);
   }
-  console.log(`answer: ${messages[messages.length - 1].content}`);
+  console.log(`answer: ${messages[messages.length - 1].text}`);
 } finally {
   await board.stop();
 }

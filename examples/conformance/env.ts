@@ -14,7 +14,8 @@ export interface ConformanceEnv {
   url: string;
   scenario: string;
   context: Record<string, unknown> | undefined;
-  protocol: "legacy" | "2026-07-28" | string;
+  /** "legacy", "2026-07-28", or whatever revision a scenario names. */
+  protocol: string;
 }
 
 /** One scenario: resolves when the client did its part, rejects (the runner sees a non-zero exit) when not. */

@@ -23,13 +23,6 @@ export function blockText(block: Block): string {
   }
 }
 
-/** The whole result as one string: its blocks, or its structured content when it has no blocks. */
-export function resultText(result: CallToolResult): string {
-  const blocks = result.content ?? [];
-  if (blocks.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  return blocks.map(blockText).join("\n");
-}
-
 /** Bytes of base64 data once decoded. */
 export function decodedBytes(base64: string): number {
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;

@@ -22,7 +22,7 @@ const EMPTY = {};
 export function compileInputSchema(schema: unknown, target: SchemaTarget): CompiledSchema {
   const key = isObject(schema) ? schema : EMPTY;
   let perTarget = compiled.get(key);
-  if (perTarget === undefined) compiled.set(key, (perTarget = new Map()));
+  if (perTarget === undefined) compiled.set(key, (perTarget = new Map<SchemaTarget, CompiledSchema>()));
   let result = perTarget.get(target);
   if (result === undefined) perTarget.set(target, (result = compileSchema(key, target)));
   return result;

@@ -33,7 +33,7 @@ const perList = new WeakMap<readonly Tool[], Map<string, unknown>>();
 /** A value computed once per tool list and key (the list's identity is the cache key). */
 export function oncePerList<T>(tools: readonly Tool[], key: string, build: () => T): T {
   let cache = perList.get(tools);
-  if (cache === undefined) perList.set(tools, (cache = new Map()));
+  if (cache === undefined) perList.set(tools, (cache = new Map<string, unknown>()));
   if (!cache.has(key)) cache.set(key, build());
   return cache.get(key) as T;
 }

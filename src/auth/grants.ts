@@ -6,6 +6,7 @@
  * authorization server asks for a DPoP nonce. Failures become AuthorizationErrors that carry the
  * server's OAuth error code and never the request's secrets.
  */
+import { display } from "../util/guards.js";
 import * as oauth from "oauth4webapi";
 import { clientSecretBasic } from "./client-identity.js";
 import type { DpopKey } from "./dpop.js";
@@ -160,7 +161,7 @@ export async function requestIdJag(
   );
   if (response.issued_token_type !== "urn:ietf:params:oauth:token-type:id-jag") {
     throw new AuthorizationError(
-      `The identity provider ${idp.issuer} answered the token exchange with a ${String(response.issued_token_type)}, not an ID-JAG`,
+      `The identity provider ${idp.issuer} answered the token exchange with a ${display(response.issued_token_type)}, not an ID-JAG`,
       { url: idp.tokenEndpoint },
     );
   }

@@ -80,7 +80,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
     return 0;
   }
   if (values.help || command === undefined) {
-    (command === undefined && !values.help ? io.err : io.out)(USAGE);
+    if (command === undefined && !values.help) io.err(USAGE);
+    else io.out(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
   try {

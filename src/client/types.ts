@@ -1,4 +1,7 @@
-/** The spec's payload types, as the official SDK publishes them (types only: nothing is imported at run time). */
+/**
+ * The spec's payload types, as the official SDK publishes them, from the copy that ships with this package
+ * (types/mcp-spec.d.ts): users need not install the SDK. Types only: nothing is imported at run time.
+ */
 export type {
   Tool,
   CallToolResult,
@@ -21,4 +24,4 @@ export type {
   LoggingLevel,
   PromptReference,
   ResourceTemplateReference,
-} from "@modelcontextprotocol/sdk/spec.types.js";
+} from "../../types/mcp-spec.js";

@@ -11,6 +11,7 @@
  * its promise and resolve function are all it holds beyond that. A failure settles the promise by
  * resolving it with a rejected one, so the request keeps no `reject` function alive while it waits.
  */
+import { display } from "../util/guards.js";
 import { ProtocolError, RequestCancelledError, RequestTimeoutError, type McpError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { ProgressInfo, RequestOptions } from "./request-options.js";
@@ -183,7 +184,7 @@ export class RequestTable {
   }
 
   private watch(signal: AbortSignal, id: JsonRpcId): void {
-    const groups = (this.signalGroups ??= new Map());
+    const groups = (this.signalGroups ??= new Map<AbortSignal, SignalGroup>());
     let group = groups.get(signal);
     if (group === undefined) {
       const members: JsonRpcId[] = [];
@@ -281,8 +282,7 @@ function extrasFor(options: RequestOptions | undefined, timeoutMs: number, now: 
 
 function reasonText(reason: unknown): string | undefined {
   if (reason === undefined) return undefined;
-  if (reason instanceof Error) return reason.message;
-  return String(reason);
+  return display(reason);
 }
 
 function cancelledError(method: string, reason: unknown): RequestCancelledError {

@@ -67,23 +67,3 @@ export function classifyMessage(value: unknown): MessageKind | undefined {
   }
   return undefined;
 }
-
-export function isJsonRpcMessage(value: unknown): value is JsonRpcMessage {
-  return classifyMessage(value) !== undefined;
-}
-export function isRequest(value: unknown): value is JsonRpcRequest {
-  return classifyMessage(value) === "request";
-}
-export function isNotification(value: unknown): value is JsonRpcNotification {
-  return classifyMessage(value) === "notification";
-}
-export function isResultResponse(value: unknown): value is JsonRpcResultResponse {
-  return classifyMessage(value) === "result";
-}
-export function isErrorResponse(value: unknown): value is JsonRpcErrorResponse {
-  return classifyMessage(value) === "error";
-}
-export function isResponse(value: unknown): value is JsonRpcResponse {
-  const kind = classifyMessage(value);
-  return kind === "result" || kind === "error";
-}

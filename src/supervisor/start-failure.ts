@@ -18,7 +18,7 @@
  */
 import { ConfigError, SessionExpiredError } from "../jsonrpc/errors.js";
 import { UnsupportedProtocolVersionError } from "../connection/eras/era-errors.js";
-import { isObject } from "../util/guards.js";
+import { display, isObject } from "../util/guards.js";
 
 /** Why restarting cannot help, for `downReason` and the `down` event; undefined when it may. */
 export function permanentStartFailure(error: unknown): string | undefined {
@@ -33,12 +33,8 @@ export function permanentStartFailure(error: unknown): string | undefined {
   return undefined;
 }
 
-export function isPermanentStartFailure(error: unknown): boolean {
-  return permanentStartFailure(error) !== undefined;
-}
-
 function permanentReason(error: Record<string, unknown>, url: string | undefined): string | undefined {
-  const message = typeof error.message === "string" ? error.message : String(error);
+  const message = typeof error.message === "string" ? error.message : display(error);
   if (error instanceof ConfigError) return `configuration error: ${message}; fix the server's entry`;
   if (error instanceof UnsupportedProtocolVersionError) {
     return `no protocol version in common: ${message}; set "protocol" to "auto" or to a version the server speaks`;

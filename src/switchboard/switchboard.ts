@@ -296,11 +296,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    if (hooks.before && (await applyBefore(hooks.before, context, report)) && toolName)
+    if (hooks.before && (await applyBefore(hooks.before.bind(hooks), context, report)) && toolName)
       call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
     const refusal =
       hooks.approve && toolName
-        ? await refusalOf(hooks.approve, {
+        ? await refusalOf(hooks.approve.bind(hooks), {
             server: runtime.name,
             tool: toolName,
             name,
@@ -320,7 +320,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         onFallback: (from, to, reason, error) => this.emit("fallback", { name, from, to, reason, error }),
       });
       context.server = context.attempts[context.attempts.length - 1];
-      return hooks.after === undefined ? result : await applyAfter(hooks.after, context, result, report);
+      return hooks.after === undefined ? result : await applyAfter(hooks.after.bind(hooks), context, result, report);
     } catch (error) {
       context.server = context.attempts[context.attempts.length - 1];
       runHook(report, this.hooks.error && (() => this.hooks.error!(context, error as Error)));

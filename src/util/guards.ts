@@ -7,7 +7,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Whatever was thrown, as an Error (a thrown string or object keeps its text). */
 export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+  return error instanceof Error ? error : new Error(display(error));
 }
 
 /**
@@ -19,4 +19,19 @@ export function definedMembers<T extends object>(value: T | undefined): Partial<
   if (value === undefined) return out;
   for (const key of Object.keys(value) as (keyof T)[]) if (value[key] !== undefined) out[key] = value[key];
   return out;
+}
+
+/**
+ * Array.isArray without its `any[]`: narrowing `unknown` (or a typed readonly array) with it yields `any`,
+ * which then flows unchecked into whatever reads the elements.
+ */
+export function isArray(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value);
+}
+
+/** A value for a message: a string as it is, anything else as JSON (String() of an object says "[object Object]"). */
+export function display(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value instanceof Error) return value.message;
+  return JSON.stringify(value) ?? String(value);
 }

@@ -53,6 +53,27 @@ describe("hooks that act", () => {
     expect(await board.callTool("files__read", { path: "/a.txt" })).toEqual({ content: [{ type: "text", text: "[files] contents of /sandbox/a.txt" }] });
   });
 
+  it("hooks written as methods of an object keep their `this` (found by lint: unbound-method)", async () => {
+    class Policy implements SwitchboardHooks {
+      readonly seen: string[] = [];
+      before(context: { name: string }) {
+        this.seen.push(`before ${context.name}`);
+      }
+      approve() {
+        this.seen.push("approve");
+        return true;
+      }
+      after(context: { name: string }) {
+        this.seen.push(`after ${context.name}`);
+        return undefined;
+      }
+    }
+    const policy = new Policy();
+    const { board } = await startBoard(policy);
+    await board.callTool("files__read", { path: "/a.txt" });
+    expect(policy.seen).toEqual(["before files__read", "approve", "after files__read"]);
+  });
+
   it("approve sees the annotations and may refuse; the refusal is an isError result the model reads", async () => {
     const asked: ApprovalRequest[] = [];
     const { board, deleted } = await startBoard({

@@ -4,7 +4,7 @@
  * `ai`, `@langchain/*`, `openai` or `@anthropic-ai/sdk`. The bridges are separate entries whose
  * `package.json` exports point at what `npm run build` emits from them.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,10 @@ function importGraph(entry: string): Map<string, string[]> {
     ].map((m) => m[1] ?? m[2] ?? m[3]);
     seen.set(file, specifiers);
     for (const specifier of specifiers) {
-      if (specifier.startsWith(".")) queue.push(join(dirname(file), specifier.replace(/\.js$/, ".ts")));
+      if (!specifier.startsWith(".")) continue;
+      // A .js specifier names a .ts source, or a declaration file (types/mcp-spec.d.ts) that ships as is.
+      const target = join(dirname(file), specifier.replace(/\.js$/, ".ts"));
+      queue.push(existsSync(target) ? target : target.replace(/\.ts$/, ".d.ts"));
     }
   }
   return seen;

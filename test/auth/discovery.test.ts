@@ -60,7 +60,7 @@ describe("authorization server metadata", () => {
   });
 
   it("falls through on any 4xx and on a 200 that is not JSON metadata; a 5xx is an error", async () => {
-    const { base } = await table((b) => ({
+    const { base } = await table(() => ({
       "/.well-known/oauth-authorization-server": { status: 400, json: { error: "invalid_request" } },
       "/.well-known/openid-configuration": { text: "<html>login</html>" },
     }));

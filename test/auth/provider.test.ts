@@ -81,7 +81,7 @@ describe("OAuthProvider without a network", () => {
     expect(claims).toMatchObject({
       htm: "POST",
       htu: "https://mcp.example.com/mcp",
-      ath: await jose.base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1")))),
+      ath: jose.base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1")))),
     });
     expect((await verify(second.dpop)).jti).not.toBe(claims.jti);
     expect(claims.nonce).toBeUndefined();

@@ -9,7 +9,7 @@ import { connect, McpClient, MethodNotSupportedError, type Subscription } from "
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { heldSubscriptions, modernServer, replyError, routedIds } from "../helpers/modern-server.js";
-import { MODERN_DISCOVER, result, startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
+import { MODERN_DISCOVER, result, startScriptedHttp } from "../fixtures/scripted-http.js";
 
 const track = closeAfterEach();
 
@@ -264,7 +264,7 @@ describe("subscriptions/listen", () => {
     const server = listeningServer();
     const client = await open(server, { autoListen: false });
     await client.subscribeResource("file:///a");
-    server.on("subscriptions/listen", (request, s) => replyError(server, request.id, -32603, "no more listens"));
+    server.on("subscriptions/listen", (request) => replyError(server, request.id, -32603, "no more listens"));
     await expect(client.subscribeResource("file:///b")).rejects.toThrow(/no more listens/);
     await tick();
     expect(server.messages("notifications/cancelled")).toHaveLength(0); // the first stream stays

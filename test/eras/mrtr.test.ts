@@ -93,7 +93,7 @@ describe("MRTR (input_required)", () => {
     server.on("tools/call", (request) => {
       if ((params(request).name as string) === "later")
         return rounds++ < 1 ? { resultType: "input_required", requestState: "come back" } : { resultType: "complete", content: [] };
-      return { resultType: "input_required", requestState: `round-${params(request).requestState ?? 0}` };
+      return { resultType: "input_required", requestState: `round-${String(params(request).requestState ?? 0)}` };
     });
     let prompted = 0;
     const client = await open(server, { ...handlers, onElicitation: () => (prompted++, { action: "cancel" }) });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { closeAfterEach } from "../helpers/close-after-each.js";
-import { ConfigError, connect, McpClient, McpError, memoryPair, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
+import { ConfigError, connect, McpClient, McpError, UnsupportedProtocolVersionError, type Transport } from "../../src/index.js";
 import { MODERN_PROTOCOL_VERSIONS, isModern as isModernVersion } from "../../src/connection/eras/versions.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
 import { DISCOVER_RESULT, ENVELOPE_VERSION, metaOf, modernServer, replyError, requestsOf } from "../helpers/modern-server.js";

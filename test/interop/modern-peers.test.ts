@@ -11,7 +11,7 @@ import { closeAfterEach } from "../helpers/close-after-each.js";
 import { connect, McpClient, type ClientOptions, type JsonRpcMessage, type Transport } from "../../src/index.js";
 import { StdioTransport } from "../../src/transports/stdio.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
-import { startSdkV2Http, type SdkV2Http } from "../fixtures/sdk-v2-http.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 
 const modernStdio = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
 const echoServer = fileURLToPath(new URL("../../examples/servers/echo-server.mjs", import.meta.url));

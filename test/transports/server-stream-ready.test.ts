@@ -9,6 +9,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { connect, type McpClient } from "../../src/index.js";
+import { handled } from "../fixtures/handled.js";
 
 let server: http.Server | undefined;
 let client: McpClient | undefined;
@@ -25,49 +26,51 @@ async function serve(getDelayMs: number): Promise<string> {
   let serverStream: ServerResponse | undefined;
   let pendingCall: { id: unknown; res: ServerResponse } | undefined;
   const sse = (res: ServerResponse, message: unknown) => res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  server = http.createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === "GET") {
-      if (getDelayMs === Infinity) return; // never answers
-      setTimeout(() => {
+  server = http.createServer(
+    handled(async (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "GET") {
+        if (getDelayMs === Infinity) return; // never answers
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s1" }).flushHeaders();
+          serverStream = res;
+        }, getDelayMs);
+        return;
+      }
+      if (req.method === "DELETE") return void res.writeHead(200).end();
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      const message = JSON.parse(text) as { id?: unknown; method?: string; result?: unknown };
+      if (message.method === "initialize") {
+        res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" });
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: message.id,
+            result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-get", version: "1" } },
+          }),
+        );
+      }
+      if (message.method === "tools/call") {
         res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s1" }).flushHeaders();
-        serverStream = res;
-      }, getDelayMs);
-      return;
-    }
-    if (req.method === "DELETE") return void res.writeHead(200).end();
-    let text = "";
-    for await (const chunk of req) text += chunk;
-    const message = JSON.parse(text) as { id?: unknown; method?: string; result?: unknown };
-    if (message.method === "initialize") {
-      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s1" });
-      return void res.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: message.id,
-          result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-get", version: "1" } },
-        }),
-      );
-    }
-    if (message.method === "tools/call") {
-      res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s1" }).flushHeaders();
-      pendingCall = { id: message.id, res };
-      // Not tied to the call: it goes on the standalone stream, or nowhere.
-      if (serverStream)
-        sse(serverStream, {
-          jsonrpc: "2.0",
-          id: "e1",
-          method: "elicitation/create",
-          params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ada" } } } },
-        });
-      return;
-    }
-    if (message.id === "e1" && pendingCall) {
+        pendingCall = { id: message.id, res };
+        // Not tied to the call: it goes on the standalone stream, or nowhere.
+        if (serverStream)
+          sse(serverStream, {
+            jsonrpc: "2.0",
+            id: "e1",
+            method: "elicitation/create",
+            params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ada" } } } },
+          });
+        return;
+      }
+      if (message.id === "e1" && pendingCall) {
+        res.writeHead(202).end();
+        sse(pendingCall.res, { jsonrpc: "2.0", id: pendingCall.id, result: { content: [{ type: "text", text: JSON.stringify(message.result) }] } });
+        return void pendingCall.res.end();
+      }
       res.writeHead(202).end();
-      sse(pendingCall.res, { jsonrpc: "2.0", id: pendingCall.id, result: { content: [{ type: "text", text: JSON.stringify(message.result) }] } });
-      return void pendingCall.res.end();
-    }
-    res.writeHead(202).end();
-  });
+    }),
+  );
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/mcp`;
 }

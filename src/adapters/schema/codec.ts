@@ -8,7 +8,7 @@
  * `encode` is the other direction, for a given converted schema: tests use it to check that every
  * value of the original has a form the provider accepts, and that it comes back unchanged.
  */
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 import { JSON_TEXT_NOTE } from "./compile.js";
 import { SchemaDocument, sameJson, typeOfValue, type JsonSchema } from "./document.js";
 
@@ -41,7 +41,7 @@ export function fits(doc: SchemaDocument, schema: unknown, value: unknown, depth
     }
   }
   if (Array.isArray(value)) {
-    const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : [];
+    const prefix = isArray(node.prefixItems) ? node.prefixItems : isArray(node.items) ? node.items : [];
     const rest = Array.isArray(node.items) ? undefined : node.items;
     for (let i = 0; i < value.length; i++) {
       const schemaAt = i < prefix.length ? prefix[i] : rest;

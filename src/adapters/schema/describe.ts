@@ -1,11 +1,12 @@
 /** Constraints a target cannot take, as words in the description, so the model still sees them. */
+import { display } from "../../util/guards.js";
 
 export function short(value: unknown, max = 80): string {
   const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-const plural = (n: unknown, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: unknown, word: string) => `${display(n)} ${word}${n === 1 ? "" : "s"}`;
 
 /** One keyword as a phrase: "at least 3 characters", "default: 5000". */
 export function phrase(keyword: string, value: unknown): string {
@@ -41,7 +42,7 @@ export function phrase(keyword: string, value: unknown): string {
     case "const":
       return `always ${short(value)}`;
     case "format":
-      return `format: ${value}`;
+      return `format: ${display(value)}`;
     case "default":
       return `default: ${short(value)}`;
     case "examples":

@@ -3,7 +3,7 @@
  * draft-07 `#/definitions/X`, and zod-to-json-schema's `#/properties/...` pointers alike), and which
  * of them are recursive. External references cannot be fetched here: they count as unresolvable.
  */
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -101,7 +101,7 @@ export function layer(base: JsonSchema, over: JsonSchema): JsonSchema {
   if (Object.keys(over).length === 0) return base;
   const out: JsonSchema = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    if (key === "allOf" && Array.isArray(base.allOf) && Array.isArray(value)) out.allOf = [...base.allOf, ...value];
+    if (key === "allOf" && isArray(base.allOf) && isArray(value)) out.allOf = [...base.allOf, ...value];
     else if (VALIDATING_SIBLINGS.has(key) && key in base && !sameJson(base[key], value)) out.allOf = [...((out.allOf as unknown[]) ?? []), { [key]: value }];
     else out[key] = value;
   }

@@ -3,7 +3,7 @@
  * Keywords that combine exactly (properties, required, type, enum, bounds) are combined; what cannot
  * be combined stays in a shorter `allOf` for the compiler to keep or describe.
  */
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 import { sameJson, type JsonSchema, type SchemaDocument } from "./document.js";
 
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "discriminator"]);
@@ -44,7 +44,7 @@ function mergeTwo(a: JsonSchema, b: JsonSchema, leftover: unknown[]): JsonSchema
     }
     const mine = out[key];
     if (sameJson(mine, value) || ANNOTATIONS.has(key)) continue;
-    if (key === "allOf" && Array.isArray(mine) && Array.isArray(value)) out.allOf = [...mine, ...value];
+    if (key === "allOf" && isArray(mine) && isArray(value)) out.allOf = [...mine, ...value];
     else if (key === "type") {
       const both = intersectTypes(mine, value);
       if (both === undefined) rest.type = value;
@@ -53,8 +53,8 @@ function mergeTwo(a: JsonSchema, b: JsonSchema, leftover: unknown[]): JsonSchema
       const properties: JsonSchema = { ...mine };
       for (const [name, schema] of Object.entries(value)) properties[name] = name in properties ? { allOf: [properties[name], schema] } : schema;
       out.properties = properties;
-    } else if (key === "required" && Array.isArray(mine) && Array.isArray(value)) out.required = [...new Set([...mine, ...value])];
-    else if (key === "enum" && Array.isArray(mine) && Array.isArray(value)) out.enum = mine.filter((v) => value.some((w) => sameJson(v, w)));
+    } else if (key === "required" && isArray(mine) && isArray(value)) out.required = [...new Set([...mine, ...value])];
+    else if (key === "enum" && isArray(mine) && isArray(value)) out.enum = mine.filter((v) => value.some((w) => sameJson(v, w)));
     else if (LOWER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.max(mine, value);
     else if (UPPER_BOUNDS.has(key) && typeof mine === "number" && typeof value === "number") out[key] = Math.min(mine, value);
     else if (key === "additionalProperties" && (mine === false || value === false)) {

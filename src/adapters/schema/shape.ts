@@ -2,7 +2,7 @@
  * The shape rules around the compiler: nullability in each target's spelling, OpenAI strict objects,
  * its size limits, and a top level that every provider takes (one object, no alternatives).
  */
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 import type { Compiler } from "./compile.js";
 import { sameJson, type JsonSchema, type SchemaDocument } from "./document.js";
 import { mergeAllOf } from "./merge.js";
@@ -14,18 +14,16 @@ const isNullType = (s: unknown) => isObject(s) && s.type === "null";
 export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema {
   // Gemini's `nullable` belongs beside a `type`: a union takes it on each alternative.
   if (profile.nullableKeyword)
-    return Array.isArray(schema.anyOf)
-      ? { ...schema, anyOf: schema.anyOf.map((b) => (isObject(b) ? { ...b, nullable: true } : b)) }
-      : { ...schema, nullable: true };
+    return isArray(schema.anyOf) ? { ...schema, anyOf: schema.anyOf.map((b) => (isObject(b) ? { ...b, nullable: true } : b)) } : { ...schema, nullable: true };
   if (typeof schema.$ref === "string" || "const" in schema) {
     const { description, ...rest } = schema;
     return { anyOf: [rest, { type: "null" }], ...(description === undefined ? {} : { description }) };
   }
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.some(isNullType) ? schema : { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
+  if (isArray(schema.anyOf)) return schema.anyOf.some(isNullType) ? schema : { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
   const out = { ...schema };
   if (typeof out.type === "string") out.type = out.type === "null" ? "null" : [out.type, "null"];
-  else if (Array.isArray(out.type) && !out.type.includes("null")) out.type = [...out.type, "null"];
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  else if (isArray(out.type) && !out.type.includes("null")) out.type = [...out.type, "null"];
+  if (isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
 }
 

@@ -7,7 +7,7 @@
 import type { Tool } from "../../client/types.js";
 import { toBlock, type AnthropicResultBlock, type AnthropicRunOptions } from "../../adapters/anthropic.js";
 import { resultParts } from "../../adapters/media.js";
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 import type { ModelResponse } from "../model.js";
 import { usageOf, type Block, type McpContent, type TraceMessage } from "../trace.js";
 import { appendBlocks, asCallToolResult, checkTrace, describedMedia, joinedText, toolNames, TraceConversionError } from "./shared.js";
@@ -96,7 +96,7 @@ export function fromAnthropicMessages(
   tools?: readonly Tool[],
   options: Pick<AnthropicConvertOptions, "prefix"> & { system?: string | Array<{ type: "text"; text: string }> } = {},
 ): TraceMessage[] {
-  if (!Array.isArray(messages)) throw new TraceConversionError("fromAnthropicMessages: expected an array of Anthropic messages");
+  if (!isArray(messages)) throw new TraceConversionError("fromAnthropicMessages: expected an array of Anthropic messages");
   const names = toolNames(tools, "anthropic", options);
   const trace: TraceMessage[] = [];
   const system = typeof options.system === "string" ? options.system : options.system?.map((block) => block.text).join("\n\n");

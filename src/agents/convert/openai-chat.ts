@@ -8,7 +8,7 @@
 import type { Tool } from "../../client/types.js";
 import { chatMediaMessage, chatText, type OpenAIRunOptions, type OpenAIUserMessage } from "../../adapters/openai.js";
 import { resultParts } from "../../adapters/media.js";
-import { isObject } from "../../util/guards.js";
+import { isArray, isObject } from "../../util/guards.js";
 import type { ModelResponse } from "../model.js";
 import { usageOf, type Block, type ToolResultBlock, type ToolUseBlock, type TraceMessage } from "../trace.js";
 import { appendBlocks, argumentsText, asCallToolResult, checkTrace, describedMedia, inputOf, joinedText, toolNames, TraceConversionError } from "./shared.js";
@@ -118,7 +118,7 @@ export function fromOpenAIChatMessages(
   tools?: readonly Tool[],
   options: Pick<OpenAIChatConvertOptions, "prefix"> = {},
 ): TraceMessage[] {
-  if (!Array.isArray(messages)) throw new TraceConversionError("fromOpenAIChatMessages: expected an array of Chat Completions messages");
+  if (!isArray(messages)) throw new TraceConversionError("fromOpenAIChatMessages: expected an array of Chat Completions messages");
   const names = toolNames(tools, "openai", options);
   const trace: TraceMessage[] = [];
   messages.forEach((message, i) => {
@@ -186,7 +186,7 @@ function assistantBlocks(message: Extract<OpenAIChatMessage, { role: "assistant"
 
 /** A Chat Completions response (`chat.completions.create`) as the model's answer for `runAgent`. */
 export function fromOpenAIChatCompletion(completion: unknown, tools?: readonly Tool[], options: Pick<OpenAIChatConvertOptions, "prefix"> = {}): ModelResponse {
-  const choice = isObject(completion) && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  const choice = isObject(completion) && isArray(completion.choices) ? completion.choices[0] : undefined;
   if (!isObject(choice) || !isObject(choice.message)) {
     throw new TraceConversionError(`The Chat Completions response has no choices[0].message (got ${JSON.stringify(completion)?.slice(0, 200)})`);
   }

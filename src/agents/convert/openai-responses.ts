@@ -8,7 +8,7 @@
 import type { Tool } from "../../client/types.js";
 import { responsesOutput, type OpenAIOutputPart, type OpenAIRunOptions } from "../../adapters/openai.js";
 import { resultParts } from "../../adapters/media.js";
-import { isObject } from "../../util/guards.js";
+import { display, isArray, isObject } from "../../util/guards.js";
 import type { ModelResponse } from "../model.js";
 import { usageOf, type Block, type McpContent, type TraceMessage } from "../trace.js";
 import {
@@ -109,7 +109,7 @@ export function fromOpenAIResponsesItems(
   tools?: readonly Tool[],
   options: Pick<OpenAIResponsesConvertOptions, "prefix"> = {},
 ): TraceMessage[] {
-  if (!Array.isArray(items)) throw new TraceConversionError("fromOpenAIResponsesItems: expected an array of Responses items");
+  if (!isArray(items)) throw new TraceConversionError("fromOpenAIResponsesItems: expected an array of Responses items");
   const names = toolNames(tools, "openai", options);
   const trace: TraceMessage[] = [];
   items.forEach((item, i) => {
@@ -192,7 +192,7 @@ export function fromOpenAIResponse(response: unknown, tools?: readonly Tool[], o
   }
   if (response.status === "failed" || isObject(response.error)) {
     const error = isObject(response.error) ? response.error : {};
-    throw new TraceConversionError(`The Responses API response failed: ${String(error.code ?? "")} ${String(error.message ?? "no message")}`.trim());
+    throw new TraceConversionError(`The Responses API response failed: ${display(error.code ?? "")} ${display(error.message ?? "no message")}`.trim());
   }
   const trace = fromOpenAIResponsesItems(response.output as OpenAIResponsesItem[], tools, options);
   const content = trace.flatMap((message) => (message.role === "assistant" ? message.content : []));

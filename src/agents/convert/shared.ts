@@ -16,8 +16,8 @@ export class TraceConversionError extends McpError {}
 
 /** The names a provider sees for the host's tools, and the way back, for one tool list. */
 export interface ToolNames {
-  toProvider(mcpName: string): string;
-  toMcp(providerName: string): string;
+  toProvider: (mcpName: string) => string;
+  toMcp: (providerName: string) => string;
 }
 
 /**
