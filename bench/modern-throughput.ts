@@ -51,7 +51,7 @@ const callsFor = (target: Target) => Math.max(100, Math.round((target.kind === "
 
 async function round(clientName: string, target: Target, concurrency: number): Promise<Row & { era: string }> {
   const total = callsFor(target);
-  const caller = await clients[clientName]!(target);
+  const caller = await clients[clientName](target);
   try {
     await drive("warm-up", Math.min(2_000, Math.round(total / 5)), concurrency, caller.call);
     return { ...summarise(await drive(clientName, total, concurrency, caller.call)), era: caller.era };
@@ -64,7 +64,7 @@ async function round(clientName: string, target: Target, concurrency: number): P
 async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(node, [httpServer, "modern-only"], { stdio: ["pipe", "pipe", "inherit"] });
   let text = "";
-  for await (const chunk of child.stdout!) {
+  for await (const chunk of child.stdout) {
     text += chunk;
     if (text.includes("\n")) break;
   }
@@ -94,8 +94,8 @@ export async function runModernThroughput(): Promise<Record<string, number>> {
         const rounds: Record<string, (Row & { era: string })[]> = Object.fromEntries(Object.keys(clients).map((client) => [client, []]));
         for (let i = 0; i < ROUNDS; i++) for (const clientName of Object.keys(clients)) rounds[clientName].push(await round(clientName, target, concurrency));
         const medians = Object.fromEntries(Object.entries(rounds).map(([client, list]) => [client, medianRow(list) as Row & { era: string }]));
-        const ours = medians["mcp-switchboard"]!;
-        const sdk = medians["official SDK v2 Client (auto)"]!;
+        const ours = medians["mcp-switchboard"];
+        const sdk = medians["official SDK v2 Client (auto)"];
         ratios[`${name} c${concurrency}`] = round2(ours.reqPerSec / sdk.reqPerSec);
         console.log(`### ${name}, concurrency ${concurrency}\n`);
         console.log(

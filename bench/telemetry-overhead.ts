@@ -68,7 +68,7 @@ function board(
     let server: ServerInit;
     if (address === MEMORY) {
       const [client, serverSide] = runtime.memoryPair();
-      respond(serverSide as MemoryTransport);
+      respond(serverSide);
       server = { transport: () => client };
     } else {
       server = { command: process.execPath, args: [address] };

@@ -27,7 +27,7 @@ export function protocolFor(version: string | undefined): ProtocolMode {
   // Every dated revision before 2026-07-28 is the session era; a client speaks it by offering its
   // newest session-era version and accepting what the server answers, as any 2025 client does.
   if (/^20(24|25)-\d\d-\d\d$/.test(version)) return "legacy";
-  return version as ProtocolMode;
+  return version;
 }
 
 export function readEnv(argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): ConformanceEnv {

@@ -84,7 +84,7 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
   if (b === undefined) return a;
   const sum: Usage = { ...a };
   for (const key of USAGE_KEYS) {
-    if (typeof b[key] === "number") sum[key] = (sum[key] ?? 0) + b[key]!;
+    if (typeof b[key] === "number") sum[key] = (sum[key] ?? 0) + b[key];
   }
   return sum;
 }

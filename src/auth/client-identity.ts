@@ -202,7 +202,7 @@ function importPrivateKey(key: string | jose.JWK, algorithm: string): Promise<oa
   if (typeof key === "string") {
     let found = pemCache.get(`${algorithm}\n${key}`);
     if (found === undefined) {
-      found = (jose.importPKCS8(key, algorithm) as Promise<unknown> as Promise<oauth.CryptoKey>).catch(() => {
+      found = jose.importPKCS8(key, algorithm).catch(() => {
         throw new AuthorizationError(`privateKey is not a PKCS#8 PEM private key for ${algorithm}`);
       });
       pemCache.set(`${algorithm}\n${key}`, found);

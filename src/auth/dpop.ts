@@ -22,7 +22,7 @@ export class DpopKey {
   ) {}
 
   static async generate(): Promise<DpopKey> {
-    const keyPair = (await jose.generateKeyPair(DPOP_ALGORITHM, { extractable: true })) as unknown as oauth.CryptoKeyPair;
+    const keyPair = await jose.generateKeyPair(DPOP_ALGORITHM, { extractable: true });
     return DpopKey.fromPair(keyPair);
   }
 
@@ -35,8 +35,8 @@ export class DpopKey {
   }
 
   private static async fromPair(keyPair: oauth.CryptoKeyPair): Promise<DpopKey> {
-    const publicJwk = await jose.exportJWK(keyPair.publicKey as jose.CryptoKey);
-    const privateJwk = await jose.exportJWK(keyPair.privateKey as jose.CryptoKey);
+    const publicJwk = await jose.exportJWK(keyPair.publicKey);
+    const privateJwk = await jose.exportJWK(keyPair.privateKey);
     const { kty, crv, x, y } = publicJwk;
     if (kty === undefined || crv === undefined || x === undefined || y === undefined) throw new Error("DPoP: the key pair is not an EC key");
     return new DpopKey(keyPair, { kty, crv, x, y }, { ...privateJwk, alg: DPOP_ALGORITHM });
@@ -64,8 +64,6 @@ export class DpopKey {
     };
     const nonce = this.nonces.get(url.origin);
     if (nonce !== undefined) claims.nonce = nonce;
-    return new jose.SignJWT(claims)
-      .setProtectedHeader({ alg: DPOP_ALGORITHM, typ: "dpop+jwt", jwk: this.publicJwk })
-      .sign(this.keyPair.privateKey as jose.CryptoKey);
+    return new jose.SignJWT(claims).setProtectedHeader({ alg: DPOP_ALGORITHM, typ: "dpop+jwt", jwk: this.publicJwk }).sign(this.keyPair.privateKey);
   }
 }

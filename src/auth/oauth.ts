@@ -25,7 +25,7 @@ import { oauthChallenge, parseWwwAuthenticate } from "./www-authenticate.js";
 
 export type { OAuthOptions, OAuthEvent } from "./options.js";
 
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 export class OAuthProvider implements AuthProvider {
   readonly store: TokenStore;

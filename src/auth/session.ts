@@ -11,7 +11,7 @@ import type { DiscoveredServer } from "./discovery.js";
 import { DpopKey } from "./dpop.js";
 import type { StoredAuth, StoredTokens, TokenStore } from "./token-store.js";
 
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 export class ServerSession {
   readonly origin: string;
@@ -82,7 +82,7 @@ export class ServerSession {
     this.prepared = undefined;
     this.refreshAt = Infinity;
     if (tokens === undefined) return;
-    if (tokens.tokenType !== "dpop") this.prepared = Object.freeze({ authorization: this.authorization()! }) as Record<string, string>;
+    if (tokens.tokenType !== "dpop") this.prepared = Object.freeze({ authorization: this.authorization()! });
     if (tokens.expiresAt !== undefined && tokens.refreshToken !== undefined) {
       // Refresh ahead of expiry: a tenth of the lifetime, at most 30 s, so a short-lived token is not refreshed constantly.
       const lifetime = tokens.expiresAt - tokens.obtainedAt;

@@ -128,7 +128,7 @@ function renderPrompt(result: GetPromptResult): string[] {
   const lines: string[] = result.description ? [result.description, ""] : [];
   result.messages.forEach((message, i) => {
     if (i > 0) lines.push("");
-    lines.push(`[${message.role}]`, blockText(message.content as Parameters<typeof blockText>[0]));
+    lines.push(`[${message.role}]`, blockText(message.content));
   });
   return lines;
 }

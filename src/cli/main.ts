@@ -88,14 +88,14 @@ export async function main(argv: string[], io: Output): Promise<number> {
     const timeoutMs = positiveInt(values.timeout, "--timeout");
     const requests = positiveInt(values.requests, "--requests") ?? 1000;
     const concurrency = positiveInt(values.concurrency, "--concurrency") ?? 32;
-    const json = values.json!;
+    const json = values.json;
     const onBoard = (run: (board: Switchboard) => Promise<number>) => withBoard(values.config, timeoutMs, io, run);
     switch (command) {
       case "tools":
-        return await withBoard(values.config, timeoutMs, io, (board) => toolsCommand(board, io, values.json!));
+        return await withBoard(values.config, timeoutMs, io, (board) => toolsCommand(board, io, values.json));
       case "call": {
         const [tool, args] = nameAndArgs(rest, "call", "tool", "tools");
-        return await withBoard(values.config, timeoutMs, io, (board) => callCommand(board, io, tool, args, values.json!));
+        return await withBoard(values.config, timeoutMs, io, (board) => callCommand(board, io, tool, args, values.json));
       }
       case "bench": {
         const [tool, args] = nameAndArgs(rest, "bench", "tool", "tools");
@@ -117,7 +117,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
       case "demo":
         return await demo(io, requests, concurrency);
       case "login":
-        return await loginCommand(rest[0], { config: values.config, open: values.open!, force: values.force!, timeoutMs }, io);
+        return await loginCommand(rest[0], { config: values.config, open: values.open, force: values.force, timeoutMs }, io);
       case "logout":
         return await logoutCommand(rest[0], values.config, io);
       default:

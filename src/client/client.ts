@@ -142,10 +142,10 @@ export class McpClient {
     return this.connection.state;
   }
   get serverInfo(): Implementation | undefined {
-    return this.connection.negotiated?.serverInfo as Implementation | undefined;
+    return this.connection.negotiated?.serverInfo;
   }
   get serverCapabilities(): ServerCapabilities | undefined {
-    return this.connection.negotiated?.serverCapabilities as ServerCapabilities | undefined;
+    return this.connection.negotiated?.serverCapabilities;
   }
   get protocolVersion(): string | undefined {
     return this.connection.negotiated?.protocolVersion;
@@ -280,21 +280,21 @@ export class McpClient {
 
   /** Events of the connection (see `ConnectionEvents`). */
   on<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
-    this.connection.on(event, listener as never);
+    this.connection.on(event, listener);
     return this;
   }
   once<E extends ClientEventName>(event: E, listener: (...args: ConnectionEvents[E]) => void): this {
-    this.connection.once(event, listener as never);
+    this.connection.once(event, listener);
     return this;
   }
   /** Removes `listener`, or without one every listener of `event` that was added through `on`/`once`. */
   off<E extends ClientEventName>(event: E, listener?: (...args: ConnectionEvents[E]) => void): this {
     if (listener !== undefined) {
-      this.connection.off(event, listener as never);
+      this.connection.off(event, listener);
       return this;
     }
     for (const added of this.connection.listeners(event)) {
-      if (!McpClient.internal.has(added)) this.connection.off(event, added as never);
+      if (!McpClient.internal.has(added)) this.connection.off(event, added);
     }
     return this;
   }

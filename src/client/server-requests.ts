@@ -18,7 +18,7 @@ export function buildServerRequestHandler(options: ClientOptions, roots: RootsSo
     const context = { signal, method };
     switch (method) {
       case "sampling/createMessage":
-        if (options.onSampling) return (await options.onSampling(params as never, context)) as unknown as Result;
+        if (options.onSampling) return await options.onSampling(params as never, context);
         break;
       case "elicitation/create":
         if (options.onElicitation) {
@@ -29,7 +29,7 @@ export function buildServerRequestHandler(options: ClientOptions, roots: RootsSo
       case "roots/list": {
         if (options.onRoots) {
           const answer = await options.onRoots(context);
-          return Array.isArray(answer) ? { roots: answer } : (answer as unknown as Result);
+          return Array.isArray(answer) ? { roots: answer } : answer;
         }
         const list = roots.current();
         if (list) return { roots: list };

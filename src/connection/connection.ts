@@ -105,7 +105,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.actor = createActor(connectionMachine, { parent: connectionActorHost(), input: { work: ports } });
     this.settled = new Promise<void>((resolve) => {
       this.actor.subscribe({
-        next: (snapshot) => this.onSnapshot(snapshot.value as ConnectionState, snapshot.context.negotiated, snapshot.context.error),
+        next: (snapshot) => this.onSnapshot(snapshot.value, snapshot.context.negotiated, snapshot.context.error),
         complete: () => resolve(),
         error: () => resolve(),
       });

@@ -52,7 +52,7 @@ export class NdjsonDecoder {
   }
 
   push(chunk: Buffer | Uint8Array | string): void {
-    const text = typeof chunk === "string" ? chunk : this.text.write(chunk as Buffer);
+    const text = typeof chunk === "string" ? chunk : this.text.write(chunk);
     let start = 0;
     let newline = text.indexOf("\n");
     while (newline !== -1) {

@@ -38,7 +38,7 @@ const childHost = fromCallback<AnyEventObject, SupervisorInput>(({ input, self, 
   const children = new Map<string, ChildRef>();
   for (const spec of input.children) {
     const ref = createActor(childMachine, { id: spec.name, input: spec, parent: self });
-    ref.on("*", (event) => sendBack({ type: "CHILD", event: event as ChildEmitted }));
+    ref.on("*", (event) => sendBack({ type: "CHILD", event: event }));
     children.set(spec.name, ref);
   }
   let running = children.size;

@@ -115,7 +115,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
    */
   direct<T>(call: Promise<T>): Promise<T> {
     this.limiter.enter();
-    return call.then((this.directSucceeded ??= this.succeeded.bind(this)) as (value: T) => T, (this.directFailed ??= this.failed.bind(this)));
+    return call.then((this.directSucceeded ??= this.succeeded.bind(this)), (this.directFailed ??= this.failed.bind(this)));
   }
 
   private directSucceeded: (<T>(result: T) => T) | undefined;

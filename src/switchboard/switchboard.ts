@@ -89,7 +89,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children } });
-    supervisor.on("*", (event) => this.onChildEvent(event as ChildEmitted));
+    supervisor.on("*", (event) => this.onChildEvent(event));
     this.supervisor = supervisor;
     supervisor.start();
     return this.settledStart();

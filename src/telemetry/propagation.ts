@@ -14,7 +14,7 @@ export type Carrier = Record<string, unknown>;
 /** The propagator to use: the one given, the global one if it does anything, else W3C Trace Context. */
 export function choosePropagator(api: OtelApi, given: TextMapPropagator | undefined): TextMapPropagator<Carrier> {
   if (given !== undefined) return given as TextMapPropagator<Carrier>;
-  if (api.propagation.fields().length > 0) return api.propagation as unknown as TextMapPropagator<Carrier>;
+  if (api.propagation.fields().length > 0) return api.propagation;
   return w3cTraceContext(api);
 }
 

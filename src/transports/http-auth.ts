@@ -12,7 +12,7 @@ import { headerValue, httpExchange, type HttpRequestOptions } from "./http-clien
 
 export const MAX_AUTH_ROUNDS = 3;
 
-const NONE: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NONE: Record<string, string> = Object.freeze({});
 
 /** The per-request auth headers (lower-case names), beyond a static token. */
 export function requestAuthHeaders(

@@ -128,16 +128,16 @@ export class StdioTransport implements Transport {
       },
     });
     this.decoder = decoder;
-    child.stdout!.on("data", (chunk: Buffer) => decoder.push(chunk));
-    child.stdout!.once("end", () => this.stdoutEnded(child));
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (text: string) => {
+    child.stdout.on("data", (chunk: Buffer) => decoder.push(chunk));
+    child.stdout.once("end", () => this.stdoutEnded(child));
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
       if (this.child !== child) return;
       this.tail.push(text);
       this.sink?.stderr?.(text);
     });
     // EPIPE when the server died: the exit handler reports it, with more to say.
-    child.stdin!.on("error", () => {});
+    child.stdin.on("error", () => {});
     return new Promise<void>((resolve, reject) => {
       child.once("spawn", () => {
         track(child);

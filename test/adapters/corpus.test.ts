@@ -155,7 +155,7 @@ describe("the tool schema corpus", () => {
 
     await fc.assert(
       fc.asyncProperty(
-        arbitraryFor(original).filter((value) => valid(value) as boolean),
+        arbitraryFor(original).filter((value) => valid(value)),
         async (value) => {
           for (const target of TARGETS) {
             const { schema, losses } = compiled[target];

@@ -58,13 +58,13 @@ describe("automatic listen (2026 era)", () => {
     const server = serverWith({ tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: {} });
     const client = await open(server);
     await until(() => listens(server).length === 1);
-    expect((listens(server)[0]!.params as { notifications: unknown }).notifications).toEqual({ toolsListChanged: true, resourcesListChanged: true });
+    expect((listens(server)[0].params as { notifications: unknown }).notifications).toEqual({ toolsListChanged: true, resourcesListChanged: true });
     let changed = 0;
     client.on("toolsChanged", () => changed++);
     await client.listTools();
     await client.listTools(); // cached: ttlMs 5000
     expect(server.messages("tools/list")).toHaveLength(1);
-    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[0]!.id } });
+    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[0].id } });
     await tick();
     expect(changed).toBe(1);
     await client.listTools();
@@ -99,7 +99,7 @@ describe("automatic listen (2026 era)", () => {
     await until(() => release !== undefined);
     release!();
     await until(() => errors.length > 0);
-    expect(errors[0]!.message).toMatch(/automatic subscriptions\/listen .*Subscription limit reached/);
+    expect(errors[0].message).toMatch(/automatic subscriptions\/listen .*Subscription limit reached/);
     expect((await client.callTool("echo", { text: "still fine" })).content).toEqual([{ type: "text", text: "still fine" }]);
     expect(client.connection.stats()).toEqual({ pending: 0, timerArmed: false, waiting: 0, inbound: 0 });
   });
@@ -112,18 +112,18 @@ describe("automatic listen (2026 era)", () => {
     client.on("toolsChanged", () => events.push("tools"));
     client.on("promptsChanged", () => events.push("prompts"));
     client.on("resourcesChanged", () => events.push("resources"));
-    server.notify("notifications/cancelled", { requestId: listens(server)[0]!.id, reason: "server restarting its listeners" });
+    server.notify("notifications/cancelled", { requestId: listens(server)[0].id, reason: "server restarting its listeners" });
     await until(() => events.length === 2); // default backoff: 100 ms
     expect(listens(server)).toHaveLength(2);
     expect(events.sort()).toEqual(["prompts", "tools"]);
     // The new stream is the one routed: a notification tagged with its id reaches the subscription,
     // one tagged with the dropped stream's (stale) id does not. (Connection events fire for both.)
     const [auto] = heldSubscriptions(client);
-    const routed = routedIds(auto!);
-    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[0]!.id } });
-    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[1]!.id } });
+    const routed = routedIds(auto);
+    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[0].id } });
+    server.notify("notifications/tools/list_changed", { _meta: { [SID]: listens(server)[1].id } });
     await tick();
-    expect(routed).toEqual([listens(server)[1]!.id]);
+    expect(routed).toEqual([listens(server)[1].id]);
   });
 
   it("close() ends it: no pending request, timer or listener is left, even before the acknowledgement", async () => {

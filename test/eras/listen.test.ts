@@ -218,18 +218,18 @@ describe("subscriptions/listen", () => {
     // connection's resourceUpdated event fires for any notification, so routing is checked on the
     // subscription itself.
     const [watch] = heldSubscriptions(client);
-    const routed = routedIds(watch!);
-    server.notify("notifications/resources/updated", { uri: "file:///a", _meta: { [SID]: listens[0]!.id } });
-    server.notify("notifications/resources/updated", { uri: "file:///b", _meta: { [SID]: listens[1]!.id } });
+    const routed = routedIds(watch);
+    server.notify("notifications/resources/updated", { uri: "file:///a", _meta: { [SID]: listens[0].id } });
+    server.notify("notifications/resources/updated", { uri: "file:///b", _meta: { [SID]: listens[1].id } });
     await tick();
-    expect(routed).toEqual([listens[1]!.id]);
+    expect(routed).toEqual([listens[1].id]);
     expect(updates).toEqual(["file:///a", "file:///b"]);
     expect(server.messages("resources/subscribe")).toHaveLength(0);
     await client.unsubscribeResource("file:///a");
     await client.unsubscribeResource("file:///b");
     await tick();
     const cancelled = (server.messages("notifications/cancelled") as unknown as { params: { requestId: unknown } }[]).map((m) => m.params.requestId);
-    expect(cancelled).toEqual(expect.arrayContaining([listens[0]!.id, listens[1]!.id]));
+    expect(cancelled).toEqual(expect.arrayContaining([listens[0].id, listens[1].id]));
   });
 
   it("concurrent subscribeResource calls keep one stream: each update arrives once, and none is left open after unsubscribing all", async () => {

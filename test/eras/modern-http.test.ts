@@ -37,7 +37,7 @@ function modernScript(overrides: Record<string, (request: Recorded) => Reply | u
     const method = request.body?.method;
     if (request.method !== "POST") return { status: 405 };
     if (method !== undefined && overrides[method]) {
-      const reply = overrides[method]!(request);
+      const reply = overrides[method](request);
       if (reply) return reply;
     }
     switch (method) {
@@ -95,10 +95,10 @@ describe("2026 era over Streamable HTTP", () => {
       expect(request.headers["mcp-protocol-version"]).toBe(version);
       expect(request.headers["mcp-method"]).toBe(request.body!.method);
     }
-    expect(server.posts("tools/call")[0]!.headers["mcp-name"]).toBe("plain");
-    expect(server.posts("prompts/get")[0]!.headers["mcp-name"]).toBe("greet");
-    expect(server.posts("resources/read")[0]!.headers["mcp-name"]).toBe("file:///a.txt");
-    expect(server.posts("tools/list")[0]!.headers["mcp-name"]).toBeUndefined();
+    expect(server.posts("tools/call")[0].headers["mcp-name"]).toBe("plain");
+    expect(server.posts("prompts/get")[0].headers["mcp-name"]).toBe("greet");
+    expect(server.posts("resources/read")[0].headers["mcp-name"]).toBe("file:///a.txt");
+    expect(server.posts("tools/list")[0].headers["mcp-name"]).toBeUndefined();
   });
 
   it("checklist 5: an Mcp-Name or Mcp-Param value with non-ASCII or edge whitespace goes out base64-wrapped", async () => {
@@ -108,8 +108,8 @@ describe("2026 era over Streamable HTTP", () => {
     await client.callTool("plain", {}).catch(() => {});
     await client.request("tools/call", { name: "wëather ", arguments: {} });
     await client.callTool("weather", { region: " eu" });
-    expect(server.posts("tools/call")[1]!.headers["mcp-name"]).toBe(`=?base64?${Buffer.from("wëather ").toString("base64")}?=`);
-    expect(server.posts("tools/call")[2]!.headers["mcp-param-region"]).toBe(`=?base64?${Buffer.from(" eu").toString("base64")}?=`);
+    expect(server.posts("tools/call")[1].headers["mcp-name"]).toBe(`=?base64?${Buffer.from("wëather ").toString("base64")}?=`);
+    expect(server.posts("tools/call")[2].headers["mcp-param-region"]).toBe(`=?base64?${Buffer.from(" eu").toString("base64")}?=`);
   });
 
   it("checklist 6: x-mcp-header arguments are mirrored (null or absent: no header); tools with invalid annotations are dropped with a warning", async () => {
@@ -125,9 +125,9 @@ describe("2026 era over Streamable HTTP", () => {
     await client.callTool("weather", { region: "eu-west", opts: { days: 3, fast: false } });
     await client.callTool("weather", { region: null, opts: {} });
     const [first, second] = server.posts("tools/call");
-    expect(first!.headers).toMatchObject({ "mcp-param-region": "eu-west", "mcp-param-days": "3", "mcp-param-fast": "false" });
-    expect(second!.headers["mcp-param-region"]).toBeUndefined();
-    expect(second!.headers["mcp-param-days"]).toBeUndefined();
+    expect(first.headers).toMatchObject({ "mcp-param-region": "eu-west", "mcp-param-days": "3", "mcp-param-fast": "false" });
+    expect(second.headers["mcp-param-region"]).toBeUndefined();
+    expect(second.headers["mcp-param-days"]).toBeUndefined();
   });
 
   it("checklist 7: on -32020 the client re-fetches tools/list and retries the call once", async () => {
@@ -144,7 +144,7 @@ describe("2026 era over Streamable HTTP", () => {
     expect(server.posts("tools/list")).toHaveLength(2);
     const calls = server.posts("tools/call");
     expect(calls).toHaveLength(2);
-    expect(calls[0]!.body!.id).not.toEqual(calls[1]!.body!.id);
+    expect(calls[0].body!.id).not.toEqual(calls[1].body!.id);
     // A second mismatch is not retried again.
     const stubborn = await serve(modernScript({ "tools/call": (request) => rpcError(request, 400, -32020, "Header mismatch") }));
     const other = await open(stubborn.url);
@@ -182,7 +182,7 @@ describe("2026 era over Streamable HTTP", () => {
     ],
   ])("checklist 10: a probe answered %s falls back to initialize", async (_name, probeReply) => {
     const server = await serve((request) => {
-      if (request.body?.method === "server/discover") return probeReply as Reply;
+      if (request.body?.method === "server/discover") return probeReply;
       if (request.body?.method === "initialize") return result(request, LEGACY_INIT);
       if (request.method === "GET") return { status: 405 };
       return { status: 202 };
@@ -297,6 +297,6 @@ describe("2026 era over Streamable HTTP", () => {
     const methods = legacy.requests.map((r) => r.method);
     expect(methods).toContain("DELETE");
     const afterInit = legacy.requests.filter((r) => r.rpc === "tools/list");
-    expect(afterInit[0]!.session).toBeDefined();
+    expect(afterInit[0].session).toBeDefined();
   });
 });

@@ -59,7 +59,7 @@ describe("the 2026 request envelope", () => {
     const auto = new ScriptedServer();
     const legacy = await open(auto.clientSide);
     await legacy.callTool("echo", { text: "x" });
-    const autoCall = auto.messages("tools/call")[0]!;
+    const autoCall = auto.messages("tools/call")[0];
     expect(JSON.stringify(autoCall)).toBe(
       JSON.stringify({ jsonrpc: "2.0", id: (autoCall as { id: number }).id, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } }),
     );

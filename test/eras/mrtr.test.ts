@@ -50,7 +50,7 @@ describe("MRTR (input_required)", () => {
     const answer = await client.callTool("deploy", { env: "prod" });
     expect(answer.content).toEqual([{ type: "text", text: "deployed" }]);
     const [first, retry] = server.messages("tools/call") as JsonRpcRequest[];
-    expect(retry!.id).not.toEqual(first!.id);
+    expect(retry.id).not.toEqual(first.id);
     expect(params(retry)).toMatchObject({ name: "deploy", arguments: { env: "prod" } });
     expect(params(retry).requestState).toBe(STATE);
     expect(params(retry).inputResponses).toEqual({

@@ -189,7 +189,7 @@ describe("era negotiation", () => {
     const old = new ScriptedServer();
     const legacy = await open(old.clientSide, { prior: { kind: "legacy" } });
     expect(legacy.era).toBe("legacy");
-    expect(requestsOf(old)[0]!.method).toBe("initialize");
+    expect(requestsOf(old)[0].method).toBe("initialize");
     expect(client.verdict).toEqual({ kind: "modern", discover: DISCOVER_RESULT });
     expect(legacy.verdict).toEqual({ kind: "legacy" });
   });
@@ -198,7 +198,7 @@ describe("era negotiation", () => {
     const server = modernServer();
     const client = await open(server.clientSide, { prior: { kind: "legacy" }, protocol: "2026-07-28", autoListen: false });
     expect(client.era).toBe("modern");
-    expect(requestsOf(server)[0]!.method).toBe("server/discover");
+    expect(requestsOf(server)[0].method).toBe("server/discover");
   });
 
   it("checklist 13: -32022 mid-session moves to a mutual version and retries; with no overlap the error says what to do", async () => {

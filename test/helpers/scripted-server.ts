@@ -50,7 +50,7 @@ export class ScriptedServer {
   private onMessage(message: JsonRpcMessage): void {
     this.received.push(message);
     if (!("method" in message) || !("id" in message)) return;
-    const request = message as JsonRpcRequest;
+    const request = message;
     const custom = this.handlers.get(request.method);
     let result: Record<string, unknown> | undefined | "silent";
     if (custom) result = custom(request, this);

@@ -113,7 +113,7 @@ describe("auto negotiation against real servers", () => {
     track(client);
     expect(client.era).toBe("modern");
     expect(client.serverInfo?.name).toBe(`sdk-v2-http-${legacy}`);
-    const first = server.requests[0]!;
+    const first = server.requests[0];
     expect(first.body?.method).toBe("server/discover");
     expect(first.headers).toMatchObject({ "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" });
     expect((await client.callTool("echo", { text: "over http" })).content).toEqual([{ type: "text", text: "over http" }]);
@@ -126,7 +126,7 @@ describe("auto negotiation against real servers", () => {
     const client = await connect({ url: server.url }, { protocol: "legacy" });
     track(client);
     expect(client.era).toBe("legacy");
-    expect(server.requests[0]!.body?.method).toBe("initialize");
+    expect(server.requests[0].body?.method).toBe("initialize");
     expect((await client.callTool("echo", { text: "2025" })).content).toEqual([{ type: "text", text: "2025" }]);
   });
 });

@@ -18,7 +18,7 @@ const policy: ChildRestartPolicy = {
 function run(work: FakeChild, overrides: Partial<ChildSpec> = {}) {
   const events: ChildEmitted[] = [];
   const actor = createActor(childMachine, { input: { name: "math", work, restart: policy, ...overrides } });
-  actor.on("*", (event) => events.push(event as ChildEmitted));
+  actor.on("*", (event) => events.push(event));
   actor.start();
   const state = () => actor.getSnapshot().value;
   const stop = async () => {

@@ -26,7 +26,7 @@ function supervise(count: number) {
   const actor = createActor(supervisorMachine, {
     input: { children: children.map((work, i) => ({ name: `s${i}`, work, restart, startTimeoutMs: 5000 })) },
   });
-  actor.on("*", (event) => events.push(event as ChildEmitted));
+  actor.on("*", (event) => events.push(event));
   actor.start();
   return { actor, children, events };
 }

@@ -4,7 +4,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createActor } from "xstate";
-import type { ChildEmitted } from "../../src/supervisor/child-machine.js";
 import { supervisorMachine } from "../../src/supervisor/supervisor-machine.js";
 import { FakeChild } from "./fake-child.js";
 
@@ -24,7 +23,7 @@ function supervise(names: string[]) {
     input: { children: names.map((name) => ({ name, work: children[name], restart, startTimeoutMs: 5000 })) },
   });
   actor.on("*", (event) => {
-    const e = event as ChildEmitted;
+    const e = event;
     events.push(`${e.type.slice("child.".length)}:${e.name}`);
   });
   actor.start();

@@ -113,7 +113,7 @@ describe("Switchboard across protocol eras", () => {
         },
       });
     board = new Switchboard({
-      servers: { srv: { transport: () => sameIdentity(generations[started++]!.clientSide), client: { autoListen: false }, restart: fastRestart } },
+      servers: { srv: { transport: () => sameIdentity(generations[started++].clientSide), client: { autoListen: false }, restart: fastRestart } },
     });
     const errors: Error[] = [];
     board.on("error", ({ error }) => errors.push(error));
@@ -121,19 +121,19 @@ describe("Switchboard across protocol eras", () => {
     expect(board.client("srv")!.era).toBe("modern");
     await board.listTools(); // the names stay routable across restarts
 
-    await generations[0]!.crash();
+    await generations[0].crash();
     await waitFor(() => started === 2 && board!.status().srv.state === "up");
     expect(board.client("srv")!.era).toBe("modern"); // the cached verdict skipped the probe...
     // No probe (the board's own tools/list on `up` is all it got before the call).
-    expect(generations[1]!.messages("server/discover")).toHaveLength(0);
-    expect(generations[1]!.messages("initialize")).toHaveLength(0);
+    expect(generations[1].messages("server/discover")).toHaveLength(0);
+    expect(generations[1].messages("initialize")).toHaveLength(0);
     await expect(board.callTool("srv__echo", { text: "x" })).rejects.toThrow(/not initialized/); // ...wrongly
     expect(errors.some((e) => /probes the protocol era again/.test(e.message))).toBe(true);
 
-    await generations[1]!.crash();
+    await generations[1].crash();
     await waitFor(() => started === 3 && board!.status().srv.state === "up");
     await board.listTools(); // shares the listing the board began when the server came up
-    const reprobed = generations[2]!.received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method);
+    const reprobed = generations[2].received.filter((m) => "method" in m && "id" in m).map((m) => (m as { method: string }).method);
     expect(reprobed.slice(0, 2)).toEqual(["server/discover", "initialize"]);
     expect(reprobed.slice(2)).toEqual(["tools/list"]); // the board lists the tools of a server that came up
     expect(board.client("srv")!.era).toBe("legacy");

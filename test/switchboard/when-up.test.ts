@@ -33,7 +33,7 @@ async function boardRestartingAfter(backoffMs: number, maxQueue?: number): Promi
   });
   await board.start();
   await board.listTools();
-  await generations[0]!.crash();
+  await generations[0].crash();
   await waitFor(() => board!.status().s.state !== "up");
   return { generations };
 }
@@ -44,7 +44,7 @@ describe("calls while a server restarts", () => {
     const result = await board!.callTool("s__echo", { text: "after the restart" }, { timeoutMs: 10_000 });
     expect(result.content).toEqual([{ type: "text", text: "after the restart" }]);
     expect(generations).toHaveLength(2);
-    expect(generations[1]!.messages("tools/call")).toHaveLength(1);
+    expect(generations[1].messages("tools/call")).toHaveLength(1);
   });
 
   it("wait without a deadline when the call has none (timeoutMs: Infinity arms no timer that fires at once)", async () => {

@@ -35,7 +35,7 @@ async function startEverything(mode: "streamableHttp" | "sse"): Promise<number> 
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not start`)), 15_000);
     let log = "";
-    child.stderr!.on("data", (chunk) => {
+    child.stderr.on("data", (chunk) => {
       log += chunk;
       if (/listening on port|running on port/i.test(log)) {
         clearTimeout(timer);

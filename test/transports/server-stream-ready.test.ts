@@ -72,7 +72,7 @@ async function serve(getDelayMs: number): Promise<string> {
     }),
   );
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/mcp`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
 it("a server request sent on the GET stream right after connect() reaches the handler, though the stream opened late", async () => {

@@ -41,8 +41,8 @@ describe("a peer that stops reading", () => {
     expect(other).toEqual([]);
     // 40 x 128 KiB = 5 MiB asked; the pipe plus the 512 KiB bound take a handful, the rest are refused.
     expect(overloaded.length).toBeGreaterThan(25);
-    expect(overloaded[0]!.message).toMatch(/is not reading: .* wait to be written \(limit: maxPendingWriteBytes, 0\.5 MiB\); message not sent/);
-    expect(overloaded[0]!.delivered).toBe(false);
+    expect(overloaded[0].message).toMatch(/is not reading: .* wait to be written \(limit: maxPendingWriteBytes, 0\.5 MiB\); message not sent/);
+    expect(overloaded[0].delivered).toBe(false);
     expect(timedOut).toBe(40 - overloaded.length);
     expect(client.connection.stats().pending).toBe(0);
   });
@@ -86,7 +86,7 @@ describe("a peer that stops reading", () => {
       const { overloaded, timedOut, other } = await flood(() => client.callTool("echo", { text: BIG }), 120);
       expect(other).toEqual([]);
       expect(overloaded.length).toBeGreaterThan(0);
-      expect(overloaded[0]!.message).toMatch(/WebSocket peer ws:\/\/127\.0\.0\.1:\d+\/ is not reading/);
+      expect(overloaded[0].message).toMatch(/WebSocket peer ws:\/\/127\.0\.0\.1:\d+\/ is not reading/);
       expect(timedOut + overloaded.length).toBe(120);
     });
   });

@@ -48,7 +48,7 @@ export const KNOWN = new Set([
 
 export function typeList(type: unknown): string[] | undefined {
   if (typeof type === "string") return [type];
-  if (Array.isArray(type) && type.every((t) => typeof t === "string")) return [...new Set(type as string[])];
+  if (Array.isArray(type) && type.every((t) => typeof t === "string")) return [...new Set(type)];
   return undefined;
 }
 

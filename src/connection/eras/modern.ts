@@ -208,7 +208,7 @@ export class ModernDialect implements Dialect, ListenHost {
     if (id === undefined) return;
     const stream = this.streams.get(id);
     if (stream === undefined) return;
-    if (method === "notifications/subscriptions/acknowledged") stream.acknowledged((params?.notifications ?? {}) as ListenFilter);
+    if (method === "notifications/subscriptions/acknowledged") stream.acknowledged(params?.notifications ?? {});
     else stream.deliver(method, params);
   }
 
