@@ -16,6 +16,11 @@ export class Exchanges {
     this.requests.set(id, null);
   }
 
+  /** `request`, made at once, carries `id` (json-post.ts: no open() before it). */
+  start(id: JsonRpcId, request: ClientRequest): void {
+    this.requests.set(id, request);
+  }
+
   /** `request` now carries `id`; if `id` was abandoned meanwhile, `request` goes at once. */
   keep(id: JsonRpcId, request: ClientRequest): void {
     if (this.requests.has(id)) this.requests.set(id, request);
