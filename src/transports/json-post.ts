@@ -16,20 +16,20 @@ import { sampleOf } from "../framing/errors.js";
 import { TransportError } from "../jsonrpc/errors.js";
 import { requestFailure, type HttpRequestOptions } from "./http-client.js";
 import type { Exchanges } from "./exchanges.js";
+import type { HttpSession } from "./http-session.js";
 import { messageTooLarge } from "./message-limit.js";
 
 /** What the fast path needs of its transport. */
 export interface PostHost {
   readonly agent: Agent;
   readonly exchanges: Exchanges;
-  readonly endpoint: URL;
+  /** Where requests go now (a redirect may move it). */
+  readonly target: { readonly endpoint: URL };
   readonly maxMessageBytes: number;
-  /** True once close() began: a request it destroyed failed because of that. */
-  readonly isClosed: boolean;
-  /** The POST headers of this session (a shared object: content-length is set on it per request). */
-  postHeaders(): Record<string, string>;
-  /** The reply's session id, if it brings one. */
-  capture(response: IncomingMessage): void;
+  /** Aborted once close() began: a request it destroyed failed because of that. */
+  readonly closing: AbortSignal;
+  /** Its POST headers (`postHeaders()`, a shared object: content-length is set on it per request) and session id. */
+  readonly session: HttpSession;
   /** Delivers a JSON body's messages; says what is wrong when it holds no response to `id`. */
   deliverJson(body: string, id: JsonRpcId): string | undefined;
   /** Everything but a 200 with JSON: the transport's general handling of a POST's reply. */
@@ -55,8 +55,8 @@ function target(url: URL): { hostname: string; port: string; path: string } {
  */
 export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: Record<string, string> | undefined, resumable: boolean): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const url = host.endpoint;
-    const shared = host.postHeaders();
+    const url = host.target.endpoint;
+    const shared = host.session.postHeaders();
     const headers = extra === undefined ? shared : { ...shared, ...extra };
     // node:http copies the headers while making the request: the shared object is free again after.
     headers["content-length"] = String(Buffer.byteLength(body));
@@ -87,7 +87,7 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
         );
         return;
       }
-      host.capture(response);
+      host.session.capture(response);
       const limit = host.maxMessageBytes;
       if (Number(response.headers["content-length"]) > limit) {
         fail(messageTooLarge(`POST ${url.href}`, Number(response.headers["content-length"]), limit, { url: url.href }));
@@ -124,7 +124,7 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
     };
     const request: ClientRequest = (url.protocol === "https:" ? https : http).request(options, onResponse);
     host.exchanges.start(id, request);
-    request.once("error", (error: NodeJS.ErrnoException) => fail(requestFailure("POST", url, error, host.isClosed)));
+    request.once("error", (error: NodeJS.ErrnoException) => fail(requestFailure("POST", url, error, host.closing.aborted)));
     request.end(body);
   });
 }

@@ -10,7 +10,6 @@
  * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
  * keep-alive pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
-import { setMaxListeners } from "node:events";
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
@@ -30,11 +29,11 @@ import {
   readBodySample,
   type HttpRequestOptions,
 } from "./http-client.js";
-import type { AuthOption } from "./auth.js";
+import type { StreamableHttpOptions } from "./streamable-http-options.js";
 import { authPerRequest, authorizedRequest } from "./http-auth.js";
 import { HttpSession } from "./http-session.js";
-import { answers, deliver } from "./deliver.js";
-import { Exchanges } from "./exchanges.js";
+import { answers, deliver, deliverJsonBody } from "./deliver.js";
+import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
 import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
@@ -42,28 +41,7 @@ import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type ResumableReadOp
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";
-
-export interface StreamableHttpOptions {
-  url: string | URL;
-  /** Sent with every request. */
-  headers?: Record<string, string>;
-  /** A bearer token, or a function returning headers (called per request: tokens may rotate). */
-  auth?: AuthOption;
-  /** Re-openings of one broken stream in a row that bring nothing, before giving up (default 5). */
-  maxResumeAttempts?: number;
-  /** Backoff between resume attempts when the server sent no `retry` (ms; default 100, doubling, max 5000). */
-  resumeBackoff?: { initialMs: number; maxMs: number };
-  /** Sockets per origin for requests (default 64). */
-  maxSockets?: number;
-  /** How long close() waits for the session DELETE (default 2000 ms). */
-  deleteTimeoutMs?: number;
-  /** The largest message the server may send: one JSON body or one event (default 16 MiB). */
-  maxMessageBytes?: number;
-  /** How long a POST that carries no request (a notification, a response) waits for its answer (default 10000 ms). */
-  notificationTimeoutMs?: number;
-  /** The longest wait before a resume the server's `retry` may ask for (default 60000 ms; at least 100 ms is kept). */
-  maxRetryMs?: number;
-}
+export type { StreamableHttpOptions } from "./streamable-http-options.js";
 
 /** Sockets for POSTs that carry no request, and the DELETE: apart, so a server sitting on them never starves requests. */
 const SIDE_SOCKETS = 8;
@@ -108,20 +86,14 @@ export class StreamableHttpTransport implements Transport {
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
     this.session = new HttpSession(options.headers, options.auth);
     this.authPerRequest = authPerRequest(options.auth);
-    const transport = this;
     this.poster = {
       agent: this.agent,
       exchanges: this.exchanges,
       maxMessageBytes: this.maxMessageBytes,
-      get endpoint() {
-        return transport.endpoint;
-      },
-      get isClosed() {
-        return transport.closed;
-      },
-      postHeaders: () => this.session.postHeaders(),
-      capture: (response) => this.session.capture(response),
-      deliverJson: (body, id) => this.deliverJson(body, id),
+      target: this,
+      closing: this.closeSignal.signal,
+      session: this.session,
+      deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
       answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
     };
   }
@@ -183,23 +155,7 @@ export class StreamableHttpTransport implements Transport {
     // the largest single cost of a small request. Only a caller's own signal (2026-era cancellation)
     // needs combining with it.
     if (options?.signal === undefined) return this.post(message, options ?? {}, this.closeSignal.signal);
-    return this.postWithSignal(message, options, options.signal);
-  }
-
-  private async postWithSignal(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {
-    // Combined by hand: AbortSignal.any() over a long-lived source signal leaked its dependents in some
-    // Node versions (nodejs/node#55351), and this one lives as long as the transport.
-    const exchange = new AbortController();
-    const abort = (event: Event) => exchange.abort((event.target as AbortSignal).reason);
-    if (signal.aborted) exchange.abort(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    this.closeSignal.signal.addEventListener("abort", abort, { once: true });
-    try {
-      await this.post(message, options, exchange.signal);
-    } finally {
-      signal.removeEventListener("abort", abort);
-      this.closeSignal.signal.removeEventListener("abort", abort);
-    }
+    return whileCombined(options.signal, this.closeSignal.signal, (signal) => this.post(message, options, signal));
   }
 
   /**
@@ -262,7 +218,7 @@ export class StreamableHttpTransport implements Transport {
     if (type.includes("application/json")) {
       const body = await readBody(response, this.maxMessageBytes, "POST", url);
       // The body is the answer: one without it fails the request now, not at its deadline.
-      const problem = this.deliverJson(body, requestId);
+      const problem = deliverJsonBody(this.sink, body, requestId, url.href);
       if (problem !== undefined)
         throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
       return;
@@ -339,27 +295,6 @@ export class StreamableHttpTransport implements Transport {
         messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
       signal,
     };
-  }
-
-  /**
-   * Delivers the messages of a JSON reply. For a request, says what is wrong when the body does not
-   * hold its response (undefined when it does); a notification's reply only reports a bad body.
-   */
-  private deliverJson(body: string, requestId: JsonRpcId | undefined): string | undefined {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch (error) {
-      const problem = `a JSON body that does not parse (${(error as Error).message})`;
-      if (requestId !== undefined) return problem;
-      this.sink?.error(new FramingError(`${this.endpoint.href} sent ${problem}`, sampleOf(body)));
-      return undefined;
-    }
-    let answered = false;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (this.deliver(item) && answers(item, requestId)) answered = true;
-    }
-    return requestId === undefined || answered ? undefined : `JSON that holds no response to request ${String(requestId)}`;
   }
 
   private deliver(value: unknown): boolean {
@@ -460,10 +395,4 @@ export class StreamableHttpTransport implements Transport {
     this.sink = undefined;
     sink?.close();
   }
-}
-
-function unlimitedController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
 }
