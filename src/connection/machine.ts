@@ -62,18 +62,18 @@ export const connectionMachine = setup({
     output: {} as { error: Error | undefined },
   },
   actions: {
-    open: ({ context, self }) => {
-      attempt(() => context.work.openTransport()).then(
-        () => self.send({ type: "OPENED" }),
-        (error: unknown) => self.send({ type: "WORK_FAILED", error }),
-      );
-    },
-    negotiate: ({ context, self }) => {
-      attempt(() => context.work.negotiate()).then(
-        (negotiated) => self.send({ type: "NEGOTIATED", negotiated }),
-        (error: unknown) => self.send({ type: "WORK_FAILED", error }),
-      );
-    },
+    open: ({ context, self }) =>
+      report(
+        self,
+        () => context.work.openTransport(),
+        (): ConnectionEvent => ({ type: "OPENED" }),
+      ),
+    negotiate: ({ context, self }) =>
+      report(
+        self,
+        () => context.work.negotiate(),
+        (negotiated): ConnectionEvent => ({ type: "NEGOTIATED", negotiated }),
+      ),
   },
   actors: {
     shutdown: fromPromise<void, ConnectionMachineWork>(({ input }) => input.shutdown()),
@@ -129,13 +129,25 @@ export const connectionMachine = setup({
   },
 });
 
-/** `work()`, with a synchronous throw (a custom transport's start, say) turned into a rejection. */
-function attempt<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` and sends its outcome to `self` while it is
+ * still running: a connection that ended meanwhile (closed, failed) hears nothing, as an invoked actor
+ * stopped with its state would not. A synchronous throw (a custom transport's start) is a failure too.
+ */
+function report<T>(self: AnyActorRef, work: () => Promise<T>, done: (value: T) => ConnectionEvent): void {
+  const send = (event: ConnectionEvent) => {
+    if (self.getSnapshot().status === "active") self.send(event);
+  };
+  let running: Promise<T>;
   try {
-    return work();
+    running = work();
   } catch (error) {
-    return Promise.reject(error);
+    running = Promise.reject(error);
   }
+  running.then(
+    (value) => send(done(value)),
+    (error: unknown) => send({ type: "WORK_FAILED", error }),
+  );
 }
 
 function closedUnexpectedly(): Error {
