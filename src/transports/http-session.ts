@@ -31,8 +31,8 @@ export class HttpSession {
   }
 
   /**
-   * The headers of a POST, one object per session and protocol version (json-post.ts sets its
-   * content-length per request): building them per request was a measurable share of a small call.
+   * The headers of a POST, one object per session and protocol version (json-post.ts caches what it
+   * sends by this object): building them per request was a measurable share of a small call.
    */
   postHeaders(): Record<string, string> {
     if (this.post === undefined || this.postId !== this.id || this.postVersion !== this.protocolVersion) {

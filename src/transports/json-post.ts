@@ -28,7 +28,7 @@ export interface PostHost {
   readonly maxMessageBytes: number;
   /** Aborted once close() began: a request it destroyed failed because of that. */
   readonly closing: AbortSignal;
-  /** Its POST headers (`postHeaders()`, a shared object: content-length is set on it per request) and session id. */
+  /** Its POST headers (`postHeaders()`, one object per session and protocol version) and session id. */
   readonly session: HttpSession;
   /** Delivers a JSON body's messages; says what is wrong when it holds no response to `id`. */
   deliverJson(body: string, id: JsonRpcId): string | undefined;
@@ -36,32 +36,48 @@ export interface PostHost {
   answer(response: IncomingMessage, id: JsonRpcId, request: HttpRequestOptions, resumable: boolean): Promise<void>;
 }
 
-/** node:http request options per endpoint URL object, with the host's headers object. */
-const targets = new WeakMap<URL, { hostname: string; port: string; path: string }>();
+type RequestArgs = { hostname: string; port: string; path: string; method: "POST"; headers: Record<string, string> | string[]; agent: Agent };
 
-function target(url: URL): { hostname: string; port: string; path: string } {
-  let found = targets.get(url);
-  if (found === undefined) {
-    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    found = { hostname, port: url.port, path: `${url.pathname}${url.search}` };
-    targets.set(url, found);
-  }
-  return found;
+/**
+ * The node:http options of a POST per shared headers object (http-session.ts makes a new one when the
+ * session or the protocol version changes) and endpoint. The headers go as a flat list: node:http then
+ * writes them as given, instead of validating and storing each through setHeader (its own list, an
+ * array per header) on every request. The list ends with the content-length, set per request:
+ * node:http reads the list while making the request, so the shared one is free again after.
+ */
+const cached = new WeakMap<Record<string, string>, { url: URL; args: RequestArgs }>();
+
+function postArgs(shared: Record<string, string>, url: URL, agent: Agent): RequestArgs {
+  const found = cached.get(shared);
+  if (found !== undefined && found.url === url) return found.args;
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  // What node:http adds by itself for headers given as an object: Host (no port when it is the default).
+  const list = "host" in shared ? [] : ["host", url.host];
+  for (const name in shared) if (name !== "content-length") list.push(name, shared[name]);
+  list.push("content-length", "");
+  const args: RequestArgs = { hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", headers: list, agent };
+  cached.set(shared, { url, args });
+  return args;
 }
 
 /**
- * POSTs request `id` (`body` is its JSON) and settles once its reply is handled. `extra` headers (the
- * 2026 era's per-request ones) make a headers object of their own.
+ * POSTs request `id` (`body` is its JSON) and settles once its reply is handled. `extra` headers are
+ * the 2026 era's per-request ones.
  */
 export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: Record<string, string> | undefined, resumable: boolean): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const url = host.target.endpoint;
     const shared = host.session.postHeaders();
-    const headers = extra === undefined ? shared : { ...shared, ...extra };
-    // node:http copies the headers while making the request: the shared object is free again after.
-    headers["content-length"] = String(Buffer.byteLength(body));
-    const { hostname, port, path } = target(url);
-    const options = { hostname, port, path, method: "POST", headers, agent: host.agent };
+    const length = String(Buffer.byteLength(body));
+    let options: RequestArgs;
+    if (extra === undefined) {
+      options = postArgs(shared, url, host.agent);
+      const list = options.headers as string[];
+      list[list.length - 1] = length;
+    } else {
+      // The 2026 era's per-request headers: an object of its own (they may override shared names).
+      options = { ...postArgs(shared, url, host.agent), headers: { ...shared, ...extra, "content-length": length } };
+    }
     let settled = false;
     const fail = (error: unknown) => {
       if (settled) return;
@@ -76,7 +92,7 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
         const sent: HttpRequestOptions = {
           method: "POST",
           url,
-          headers: { ...headers },
+          headers: { ...shared, ...extra },
           body,
           agent: host.agent,
           onRequest: (next) => host.exchanges.keep(id, next),
