@@ -46,6 +46,8 @@ export type { StreamableHttpOptions } from "./streamable-http-options.js";
 /** Sockets for POSTs that carry no request, and the DELETE: apart, so a server sitting on them never starves requests. */
 const SIDE_SOCKETS = 8;
 
+type StreamSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge">;
+
 export class StreamableHttpTransport implements Transport {
   readonly kind = "streamable-http" as const;
   /** The URL as configured. */
@@ -281,11 +283,9 @@ export class StreamableHttpTransport implements Transport {
     return response;
   }
 
-  /** What every event stream of this transport shares. */
-  private streamSettings(
-    signal: AbortSignal,
-  ): Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge" | "signal"> {
-    return {
+  /** What every event stream of this transport shares (made once: a POST's SSE reply is a stream too). */
+  private streamSettings(signal: AbortSignal): StreamSettings & { signal: AbortSignal } {
+    this.shared ??= {
       maxMessageBytes: this.maxMessageBytes,
       maxAttempts: this.options.maxResumeAttempts ?? 5,
       backoff: this.backoff,
@@ -293,9 +293,10 @@ export class StreamableHttpTransport implements Transport {
       warn: (error) => this.sink?.error(error),
       tooLarge: (error: OversizeFrameError) =>
         messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
-      signal,
     };
+    return { ...this.shared, signal };
   }
+  private shared: StreamSettings | undefined;
 
   private deliver(value: unknown): boolean {
     return deliver(this.sink, value, this.endpoint.href);
