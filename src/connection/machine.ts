@@ -8,9 +8,15 @@
  *
  * Only lifecycle changes are events. Requests and responses never pass through the machine: they go
  * straight to the RequestTable and the transport (an XState event costs ~2.5 us, a whole request over a
- * raw pipe ~11 us). The machine does the waiting through invoked promises supplied by the connection.
+ * raw pipe ~11 us). The machine does the waiting through promises supplied by the connection: opening
+ * the transport and negotiating are started by entry actions that report back with an event, not by
+ * invoked promise actors. An actor (with its scope, snapshot, registration and abort controller) was
+ * the largest cost of starting a connection, and 10,000 supervised servers paid it twice each. No
+ * stale report can reach a later state: `connecting` is entered once, and `initializing` is left
+ * for `ready` only when its promise resolved (other exits end in `closing`, `closed` or `failed`,
+ * which ignore these events).
  */
-import { assign, createActor, fromCallback, fromPromise, setup, type AnyActorRef } from "xstate";
+import { assign, createActor, fromCallback, fromPromise, setup, type ActorRef, type AnyActorRef, type Snapshot } from "xstate";
 import { asError } from "../util/guards.js";
 import type { McpError } from "../jsonrpc/errors.js";
 import type { Negotiated } from "./eras/dialect.js";
@@ -37,7 +43,14 @@ export interface ConnectionContext {
 }
 
 export type ConnectionEvent =
-  { type: "CONNECT" } | { type: "CLOSE" } | { type: "TRANSPORT_CLOSED"; error?: McpError } | { type: "SESSION_EXPIRED"; error: McpError };
+  | { type: "CONNECT" }
+  | { type: "CLOSE" }
+  | { type: "TRANSPORT_CLOSED"; error?: McpError }
+  | { type: "SESSION_EXPIRED"; error: McpError }
+  /** Reports of the work started on entering `connecting` and `initializing`. */
+  | { type: "OPENED" }
+  | { type: "NEGOTIATED"; negotiated: Negotiated }
+  | { type: "WORK_FAILED"; error: unknown };
 
 export type ConnectionState = "idle" | "connecting" | "initializing" | "ready" | "closing" | "closed" | "failed";
 
@@ -47,9 +60,21 @@ export const connectionMachine = setup({
     events: {} as ConnectionEvent,
     input: {} as ConnectionMachineInput,
   },
+  actions: {
+    open: ({ context, self }) =>
+      report(
+        self,
+        () => context.work.openTransport(),
+        (): ConnectionEvent => ({ type: "OPENED" }),
+      ),
+    negotiate: ({ context, self }) =>
+      report(
+        self,
+        () => context.work.negotiate(),
+        (negotiated): ConnectionEvent => ({ type: "NEGOTIATED", negotiated }),
+      ),
+  },
   actors: {
-    openTransport: fromPromise<void, ConnectionMachineWork>(({ input }) => input.openTransport()),
-    negotiate: fromPromise<Negotiated, ConnectionMachineWork>(({ input }) => input.negotiate()),
     shutdown: fromPromise<void, ConnectionMachineWork>(({ input }) => input.shutdown()),
   },
 }).createMachine({
@@ -64,24 +89,18 @@ export const connectionMachine = setup({
       on: { CONNECT: "connecting", CLOSE: "closed" },
     },
     connecting: {
-      invoke: {
-        src: "openTransport",
-        input: ({ context }) => context.work,
-        onDone: "initializing",
-        onError: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
-      },
+      entry: "open",
       on: {
+        OPENED: "initializing",
+        WORK_FAILED: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
         TRANSPORT_CLOSED: { target: "failed", actions: assign({ error: ({ event }) => event.error ?? closedUnexpectedly() }) },
       },
     },
     initializing: {
-      invoke: {
-        src: "negotiate",
-        input: ({ context }) => context.work,
-        onDone: { target: "ready", actions: assign({ negotiated: ({ event }) => event.output }) },
-        onError: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
-      },
+      entry: "negotiate",
       on: {
+        NEGOTIATED: { target: "ready", actions: assign({ negotiated: ({ event }) => event.negotiated }) },
+        WORK_FAILED: { target: "failed", actions: assign({ error: ({ event }) => asError(event.error) }) },
         TRANSPORT_CLOSED: { target: "failed", actions: assign({ error: ({ event }) => event.error ?? closedUnexpectedly() }) },
       },
     },
@@ -107,6 +126,27 @@ export const connectionMachine = setup({
     failed: { type: "final" },
   },
 });
+
+/**
+ * Runs `work` and sends its outcome to `self` while it is
+ * still running: a connection that ended meanwhile (closed, failed) hears nothing, as an invoked actor
+ * stopped with its state would not. A synchronous throw (a custom transport's start) is a failure too.
+ */
+function report<T>(self: ActorRef<Snapshot<unknown>, ConnectionEvent>, work: () => Promise<T>, done: (value: T) => ConnectionEvent): void {
+  const send = (event: ConnectionEvent) => {
+    if (self.getSnapshot().status === "active") self.send(event);
+  };
+  let running: Promise<T>;
+  try {
+    running = work();
+  } catch (error) {
+    running = Promise.reject(error);
+  }
+  running.then(
+    (value) => send(done(value)),
+    (error: unknown) => send({ type: "WORK_FAILED", error }),
+  );
+}
 
 function closedUnexpectedly(): Error {
   return new Error("The transport closed unexpectedly");

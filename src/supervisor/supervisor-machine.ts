@@ -15,6 +15,12 @@ export type ChildRef = ActorRefFrom<typeof childMachine>;
 
 export interface SupervisorInput {
   children: ChildSpec[];
+  /**
+   * Hears what the children emit, straight from each child, instead of the supervisor emitting it:
+   * relaying through the supervisor cost one transition of its machine per child event, a share of
+   * starting 10,000 servers. Unset: the supervisor emits them (what its own listeners see).
+   */
+  relay?: ((event: ChildEmitted) => void) | undefined;
 }
 
 type SupervisorEvent =
@@ -38,7 +44,8 @@ const childHost = fromCallback<AnyEventObject, SupervisorInput>(({ input, self, 
   const children = new Map<string, ChildRef>();
   for (const spec of input.children) {
     const ref = createActor(childMachine, { id: spec.name, input: spec, parent: self });
-    ref.on("*", (event) => sendBack({ type: "CHILD", event: event }));
+    const relay = input.relay;
+    ref.on("*", relay ? (event) => relay(event) : (event) => sendBack({ type: "CHILD", event: event }));
     children.set(spec.name, ref);
   }
   let running = children.size;
@@ -76,7 +83,7 @@ export const supervisorMachine = setup({
 }).createMachine({
   id: "supervisor",
   initial: "running",
-  context: ({ input }) => ({ children: input.children }),
+  context: ({ input }) => ({ children: input.children, relay: input.relay }),
   invoke: { id: "children", src: "childHost", input: ({ context }) => context },
   on: {
     CHILD: { actions: emit(({ event }) => event.event) },

@@ -88,8 +88,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       if (runtime.state === "disabled") continue;
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
-    const supervisor = createActor(supervisorMachine, { input: { children } });
-    supervisor.on("*", (event) => this.onChildEvent(event));
+    const supervisor = createActor(supervisorMachine, { input: { children, relay: (event) => this.onChildEvent(event) } });
     this.supervisor = supervisor;
     supervisor.start();
     return this.settledStart();

@@ -4,6 +4,7 @@
  * answers must not keep the keep-alive pool busy. A Map entry per request costs far less than an
  * AbortController and its listener, which this hot path once had and lost on purpose.
  */
+import { setMaxListeners } from "node:events";
 import type { ClientRequest } from "node:http";
 import type { JsonRpcId } from "../jsonrpc/messages.js";
 
@@ -14,6 +15,11 @@ export class Exchanges {
   /** A request is about to be sent. */
   open(id: JsonRpcId): void {
     this.requests.set(id, null);
+  }
+
+  /** `request`, made at once, carries `id` (json-post.ts: no open() before it). */
+  start(id: JsonRpcId, request: ClientRequest): void {
+    this.requests.set(id, request);
   }
 
   /** `request` now carries `id`; if `id` was abandoned meanwhile, `request` goes at once. */
@@ -48,4 +54,30 @@ export class Exchanges {
   get size(): number {
     return this.requests.size;
   }
+}
+
+/**
+ * Runs `run` with a signal that aborts when `own` or `shared` does, and lets go of both after.
+ * Combined by hand: AbortSignal.any() over a long-lived source signal leaked its dependents in some
+ * Node versions (nodejs/node#55351), and `shared` (a transport's close signal) lives as long as it.
+ */
+export async function whileCombined(own: AbortSignal, shared: AbortSignal, run: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const exchange = new AbortController();
+  const abort = (event: Event) => exchange.abort((event.target as AbortSignal).reason);
+  if (own.aborted) exchange.abort(own.reason);
+  own.addEventListener("abort", abort, { once: true });
+  shared.addEventListener("abort", abort, { once: true });
+  try {
+    await run(exchange.signal);
+  } finally {
+    own.removeEventListener("abort", abort);
+    shared.removeEventListener("abort", abort);
+  }
+}
+
+/** A controller whose signal takes any number of listeners (a transport's close signal). */
+export function unlimitedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -57,23 +57,21 @@ export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessag
       request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
     }
     request.once("response", resolve);
-    request.once("error", (error: NodeJS.ErrnoException) => {
-      if (signal?.aborted) {
-        reject(new TransportError(`${method} ${url.href} aborted`, { cause: error, delivered: true, url: url.href, retryable: false }));
-        return;
-      }
-      const refused = error.code === "ECONNREFUSED" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN";
-      reject(
-        new TransportError(`${method} ${url.href} failed: ${refused ? `connection refused (${error.code})` : error.message}`, {
-          cause: error,
-          url: url.href,
-          // A refused connection never carried the request; anything later might have.
-          delivered: !refused,
-        }),
-      );
-    });
+    request.once("error", (error: NodeJS.ErrnoException) => reject(requestFailure(method, url, error, signal?.aborted === true)));
     if (body !== undefined) request.end(body);
     else request.end();
+  });
+}
+
+/** The error of a request that failed before its response: `aborted` when we ended it (abort, close). */
+export function requestFailure(method: string, url: URL, error: NodeJS.ErrnoException, aborted: boolean): TransportError {
+  if (aborted) return new TransportError(`${method} ${url.href} aborted`, { cause: error, delivered: true, url: url.href, retryable: false });
+  const refused = error.code === "ECONNREFUSED" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN";
+  return new TransportError(`${method} ${url.href} failed: ${refused ? `connection refused (${error.code})` : error.message}`, {
+    cause: error,
+    url: url.href,
+    // A refused connection never carried the request; anything later might have.
+    delivered: !refused,
   });
 }
 

@@ -30,6 +30,23 @@ export class HttpSession {
     return Object.assign(headers, extra);
   }
 
+  /**
+   * The headers of a POST, one object per session and protocol version (json-post.ts caches what it
+   * sends by this object): building them per request was a measurable share of a small call.
+   */
+  postHeaders(): Record<string, string> {
+    if (this.post === undefined || this.postId !== this.id || this.postVersion !== this.protocolVersion) {
+      this.post = this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream" });
+      this.postId = this.id;
+      this.postVersion = this.protocolVersion;
+    }
+    return this.post;
+  }
+
+  private post: Record<string, string> | undefined;
+  private postId: string | undefined;
+  private postVersion: string | undefined;
+
   /** Keeps the session id a response brings. */
   capture(response: IncomingMessage): void {
     if (this.stateless) return;

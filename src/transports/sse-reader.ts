@@ -30,21 +30,23 @@ const HEALTHY_STREAM_MS = 1000;
 export class StreamCursor {
   lastEventId: string | undefined;
   retryMs: number | undefined;
-  private readonly recent = new Set<string>();
+  /** Made for the first id: many POST replies carry none, and a cursor is made per request. */
+  private recent: Set<string> | undefined;
 
   /** Records an event id; false when it was seen already (a replay after a resume). */
   accept(id: string): boolean {
-    if (this.recent.has(id)) return false;
+    const recent = (this.recent ??= new Set());
+    if (recent.has(id)) return false;
     // A Set iterates in insertion order: the first value is the oldest.
-    if (this.recent.size >= RECENT_EVENT_IDS) this.recent.delete(this.recent.values().next().value!);
-    this.recent.add(id);
+    if (recent.size >= RECENT_EVENT_IDS) recent.delete(recent.values().next().value!);
+    recent.add(id);
     this.lastEventId = id;
     return true;
   }
 
   /** For tests: how many ids the filter holds. */
   get remembered(): number {
-    return this.recent.size;
+    return this.recent?.size ?? 0;
   }
 }
 

@@ -10,7 +10,6 @@
  * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
  * keep-alive pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
-import { setMaxListeners } from "node:events";
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
@@ -30,42 +29,24 @@ import {
   readBodySample,
   type HttpRequestOptions,
 } from "./http-client.js";
-import type { AuthOption } from "./auth.js";
+import type { StreamableHttpOptions } from "./streamable-http-options.js";
 import { authPerRequest, authorizedRequest } from "./http-auth.js";
 import { HttpSession } from "./http-session.js";
-import { answers, deliver } from "./deliver.js";
-import { Exchanges } from "./exchanges.js";
+import { answers, deliver, deliverJsonBody } from "./deliver.js";
+import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
+import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
 import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type ResumableReadOptions } from "./sse-reader.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";
-
-export interface StreamableHttpOptions {
-  url: string | URL;
-  /** Sent with every request. */
-  headers?: Record<string, string> | undefined;
-  /** A bearer token, or a function returning headers (called per request: tokens may rotate). */
-  auth?: AuthOption | undefined;
-  /** Re-openings of one broken stream in a row that bring nothing, before giving up (default 5). */
-  maxResumeAttempts?: number | undefined;
-  /** Backoff between resume attempts when the server sent no `retry` (ms; default 100, doubling, max 5000). */
-  resumeBackoff?: { initialMs: number; maxMs: number } | undefined;
-  /** Sockets per origin for requests (default 64). */
-  maxSockets?: number | undefined;
-  /** How long close() waits for the session DELETE (default 2000 ms). */
-  deleteTimeoutMs?: number | undefined;
-  /** The largest message the server may send: one JSON body or one event (default 16 MiB). */
-  maxMessageBytes?: number | undefined;
-  /** How long a POST that carries no request (a notification, a response) waits for its answer (default 10000 ms). */
-  notificationTimeoutMs?: number | undefined;
-  /** The longest wait before a resume the server's `retry` may ask for (default 60000 ms; at least 100 ms is kept). */
-  maxRetryMs?: number | undefined;
-}
+export type { StreamableHttpOptions } from "./streamable-http-options.js";
 
 /** Sockets for POSTs that carry no request, and the DELETE: apart, so a server sitting on them never starves requests. */
 const SIDE_SOCKETS = 8;
+
+type StreamSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge">;
 
 export class StreamableHttpTransport implements Transport {
   readonly kind = "streamable-http" as const;
@@ -92,6 +73,8 @@ export class StreamableHttpTransport implements Transport {
   private readonly closeSignal = unlimitedController();
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** json-post.ts's view of this transport. */
+  private readonly poster: PostHost;
 
   constructor(options: StreamableHttpOptions) {
     this.options = options;
@@ -105,6 +88,16 @@ export class StreamableHttpTransport implements Transport {
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
     this.session = new HttpSession(options.headers, options.auth);
     this.authPerRequest = authPerRequest(options.auth);
+    this.poster = {
+      agent: this.agent,
+      exchanges: this.exchanges,
+      maxMessageBytes: this.maxMessageBytes,
+      target: this,
+      closing: this.closeSignal.signal,
+      session: this.session,
+      deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
+      answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
+    };
   }
 
   async start(sink: TransportSink): Promise<void> {
@@ -153,95 +146,93 @@ export class StreamableHttpTransport implements Transport {
     this.exchanges.abandon(id);
   }
 
-  async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
-    if (this.closed) throw new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false });
-    // close() aborts every POST through one transport-wide signal: a controller per message was the
-    // largest single cost of a small request. Only a caller's own signal (2026-era cancellation) needs
-    // combining with it.
-    if (options.signal === undefined) return this.post(message, options, this.closeSignal.signal);
-    // Combined by hand: AbortSignal.any() over a long-lived source signal leaked its dependents in some
-    // Node versions (nodejs/node#55351), and this one lives as long as the transport.
-    const exchange = new AbortController();
-    const abort = (event: Event) => exchange.abort((event.target as AbortSignal).reason);
-    if (options.signal.aborted) exchange.abort(options.signal.reason);
-    options.signal.addEventListener("abort", abort, { once: true });
-    this.closeSignal.signal.addEventListener("abort", abort, { once: true });
-    try {
-      await this.post(message, options, exchange.signal);
-    } finally {
-      options.signal.removeEventListener("abort", abort);
-      this.closeSignal.signal.removeEventListener("abort", abort);
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false }));
+    const requestId = requestIdOf(message);
+    // The usual request: json-post.ts, one promise. close() and abandon() end it through `exchanges`.
+    if (requestId !== undefined && options?.signal === undefined && !this.authPerRequest) {
+      return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false);
     }
+    // close() aborts every other POST through one transport-wide signal: a controller per message was
+    // the largest single cost of a small request. Only a caller's own signal (2026-era cancellation)
+    // needs combining with it.
+    if (options?.signal === undefined) return this.post(message, options ?? {}, this.closeSignal.signal);
+    return whileCombined(options.signal, this.closeSignal.signal, (signal) => this.post(message, options, signal));
   }
 
   /**
-   * One POST. A request's exchange is kept by its id (for `abandon`); a notification or a response goes
-   * over the side pool, bounded by `notificationTimeoutMs`. One async function, on purpose: each layer
-   * costs a promise per request on the hot path.
+   * One POST by the general path: a request with its own signal or per-request auth, a notification or
+   * a response. A request's exchange is kept by its id (for `abandon`); a notification or a response
+   * goes over the side pool, bounded by `notificationTimeoutMs`.
    */
   private async post(message: JsonRpcMessage, options: SendOptions, signal: AbortSignal): Promise<void> {
     const requestId = requestIdOf(message);
     if (requestId !== undefined) this.exchanges.open(requestId);
     try {
-      const sentSession = this.session.id;
       const headers = this.session.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
       const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, agent: this.agent };
       if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
       else Object.assign(request, { agent: this.sideAgent, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
-      let response = this.authPerRequest ? await authorizedRequest(this.options.auth, this.url, request, this.moved) : await httpRequest(request);
-      if (isRedirect(response.statusCode)) response = await followRedirects(response, request).then((final) => (this.moved(final.url), final.response));
-      this.session.capture(response);
-      const status = response.statusCode ?? 0;
-      const url = this.endpoint;
-      if (status === 202 || status === 204) return discard(response);
-      if (status === 404 && sentSession !== undefined) {
-        discard(response);
-        // The connection sees the rejection, starts a new session and sends this request again.
-        throw new SessionExpiredError(`${url.href}: the server no longer knows session ${sentSession} (HTTP 404); starting a new session`, {
-          url: url.href,
-          status,
-          delivered: false,
-        });
-      }
-      if (status >= 400) {
-        const body = await readBodySample(response, 4096);
-        const answer = jsonRpcErrorIn(body, requestId);
-        if (answer) return void this.sink?.message(answer);
-        throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
-      }
-      const type = headerValue(response, "content-type") ?? "";
-      if (type.includes("text/event-stream")) {
-        // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
-        if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
-        return await this.readPostStream(response, requestId, options.resumable !== false, signal);
-      }
-      if (type.includes("application/json")) {
-        const body = await readBody(response, this.maxMessageBytes, "POST", url);
-        // The body is the answer: one without it fails the request now, not at its deadline.
-        const problem = this.deliverJson(body, requestId);
-        if (problem !== undefined)
-          throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, {
-            url: url.href,
-            status,
-            body: sampleOf(body),
-            delivered: true,
-          });
-        return;
-      }
-      const body = await readBodySample(response);
-      if (requestId !== undefined) {
-        throw new TransportError(
-          `POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`,
-          {
-            url: url.href,
-            status,
-            body,
-            delivered: true,
-          },
-        );
-      }
+      const response = this.authPerRequest ? await authorizedRequest(this.options.auth, this.url, request, this.moved) : await httpRequest(request);
+      await this.answer(response, requestId, request, options.resumable !== false);
     } finally {
       if (requestId !== undefined) this.exchanges.finish(requestId);
+    }
+  }
+
+  /**
+   * A POST's reply, whatever it is: redirects, 202, an expired session, an error status, an event
+   * stream or a JSON body. `request` is the POST as sent (its headers name the session it carried).
+   */
+  private async answer(response: IncomingMessage, requestId: JsonRpcId | undefined, request: HttpRequestOptions, resumable: boolean): Promise<void> {
+    const sentSession = request.headers["mcp-session-id"];
+    const signal = request.signal ?? this.closeSignal.signal;
+    if (isRedirect(response.statusCode)) {
+      const final = await followRedirects(response, request);
+      this.moved(final.url);
+      response = final.response;
+    }
+    this.session.capture(response);
+    const status = response.statusCode ?? 0;
+    const url = this.endpoint;
+    if (status === 202 || status === 204) return discard(response);
+    if (status === 404 && sentSession !== undefined) {
+      discard(response);
+      // The connection sees the rejection, starts a new session and sends this request again.
+      throw new SessionExpiredError(`${url.href}: the server no longer knows session ${sentSession} (HTTP 404); starting a new session`, {
+        url: url.href,
+        status,
+        delivered: false,
+      });
+    }
+    if (status >= 400) {
+      const body = await readBodySample(response, 4096);
+      const answer = jsonRpcErrorIn(body, requestId);
+      if (answer) return void this.sink?.message(answer);
+      throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
+    }
+    const type = headerValue(response, "content-type") ?? "";
+    if (type.includes("text/event-stream")) {
+      // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
+      if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
+      return await this.readPostStream(response, requestId, resumable, signal);
+    }
+    if (type.includes("application/json")) {
+      const body = await readBody(response, this.maxMessageBytes, "POST", url);
+      // The body is the answer: one without it fails the request now, not at its deadline.
+      const problem = deliverJsonBody(this.sink, body, requestId, url.href);
+      if (problem !== undefined)
+        throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
+      return;
+    }
+    const body = await readBodySample(response);
+    if (requestId !== undefined) {
+      throw new TransportError(`POST ${url.href} answered HTTP ${status} with content type "${type}", not JSON or an event stream${body ? `: ${body}` : ""}`, {
+        url: url.href,
+        status,
+        body,
+        delivered: true,
+      });
     }
   }
 
@@ -292,11 +283,9 @@ export class StreamableHttpTransport implements Transport {
     return response;
   }
 
-  /** What every event stream of this transport shares. */
-  private streamSettings(
-    signal: AbortSignal,
-  ): Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge" | "signal"> {
-    return {
+  /** What every event stream of this transport shares (made once: a POST's SSE reply is a stream too). */
+  private streamSettings(signal: AbortSignal): StreamSettings & { signal: AbortSignal } {
+    this.shared ??= {
       maxMessageBytes: this.maxMessageBytes,
       maxAttempts: this.options.maxResumeAttempts ?? 5,
       backoff: this.backoff,
@@ -304,30 +293,10 @@ export class StreamableHttpTransport implements Transport {
       warn: (error) => this.sink?.error(error),
       tooLarge: (error: OversizeFrameError) =>
         messageTooLarge(`The event stream at ${this.endpoint.href}`, error.bytes, error.limit, { url: this.endpoint.href }),
-      signal,
     };
+    return { ...this.shared, signal };
   }
-
-  /**
-   * Delivers the messages of a JSON reply. For a request, says what is wrong when the body does not
-   * hold its response (undefined when it does); a notification's reply only reports a bad body.
-   */
-  private deliverJson(body: string, requestId: JsonRpcId | undefined): string | undefined {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch (error) {
-      const problem = `a JSON body that does not parse (${(error as Error).message})`;
-      if (requestId !== undefined) return problem;
-      this.sink?.error(new FramingError(`${this.endpoint.href} sent ${problem}`, sampleOf(body)));
-      return undefined;
-    }
-    let answered = false;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (this.deliver(item) && answers(item, requestId)) answered = true;
-    }
-    return requestId === undefined || answered ? undefined : `JSON that holds no response to request ${String(requestId)}`;
-  }
+  private shared: StreamSettings | undefined;
 
   private deliver(value: unknown): boolean {
     return deliver(this.sink, value, this.endpoint.href);
@@ -427,10 +396,4 @@ export class StreamableHttpTransport implements Transport {
     this.sink = undefined;
     sink?.close();
   }
-}
-
-function unlimitedController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
 }

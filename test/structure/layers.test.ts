@@ -11,12 +11,6 @@ import { importsOf, readSource, ROOT, typeScriptFiles } from "./source-files.js"
 
 const MAX_LINES = 400;
 
-/**
- * Files known to be over the limit, waiting to be split by the branches that own them. Listed here so
- * the suite stays green meanwhile, and checked: an entry must still be over (remove it once split).
- */
-const KNOWN_OVER_LIMIT = new Set(["src/transports/streamable-http.ts"]);
-
 /** The layer folders, lowest first, from the first code block of the "## Layers" section. */
 function documentedLayers(markdown: string): string[] {
   const section = markdown.split(/^## /m).find((part) => part.startsWith("Layers\n"));
@@ -65,9 +59,7 @@ describe("layers (docs/ARCHITECTURE.md)", () => {
   it(`no file in src/ is over ${MAX_LINES} lines`, () => {
     const lines = (file: string) => readSource(file).split("\n").length - (readSource(file).endsWith("\n") ? 1 : 0);
     const files = typeScriptFiles("src");
-    const over = files.filter((file) => !KNOWN_OVER_LIMIT.has(file) && lines(file) > MAX_LINES).map((file) => `${file}: ${lines(file)} lines`);
+    const over = files.filter((file) => lines(file) > MAX_LINES).map((file) => `${file}: ${lines(file)} lines`);
     expect(over).toEqual([]);
-    const split = [...KNOWN_OVER_LIMIT].filter((file) => !existsSync(join(ROOT, file)) || lines(file) <= MAX_LINES);
-    expect(split, "no longer over the limit: remove from KNOWN_OVER_LIMIT").toEqual([]);
   });
 });
