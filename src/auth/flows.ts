@@ -101,13 +101,7 @@ export async function refresh(flow: Flow, session: ServerSession, server: URL, r
         return { ...current!, tokens: undefined };
       }
       if (error.oauthError === "invalid_client" && current?.client?.source === "dynamic") {
-        flow.emit({
-          type: "dropped",
-          server: session.server,
-          issuer: found.issuer,
-          what: "client",
-          reason: "the registered client was refused (invalid_client)",
-        });
+        droppedClient(flow, session.server, found.issuer);
         return { ...current, tokens: undefined, client: undefined };
       }
       throw error;
@@ -145,13 +139,7 @@ async function grant(flow: Flow, session: ServerSession, server: URL, scope: str
     } catch (error) {
       // A registration the server no longer knows: register again, once.
       if (attempt === 0 && error instanceof AuthorizationError && error.oauthError === "invalid_client" && session.auth?.client?.source === "dynamic") {
-        flow.emit({
-          type: "dropped",
-          server: session.server,
-          issuer: found.issuer,
-          what: "client",
-          reason: "the registered client was refused (invalid_client)",
-        });
+        droppedClient(flow, session.server, found.issuer);
         await session.update((current) => (current === undefined ? undefined : { ...current, client: undefined, tokens: undefined }));
         continue;
       }
@@ -302,6 +290,11 @@ export function storedTokens(response: TokenEndpointResponse, scope: string | un
   const granted = response.scope ?? scope ?? previous?.scope;
   if (granted !== undefined) tokens.scope = granted;
   return tokens;
+}
+
+/** The registered client was refused (invalid_client): its registration is forgotten, and made again. */
+function droppedClient(flow: Flow, server: string, issuer: string): void {
+  flow.emit({ type: "dropped", server, issuer, what: "client", reason: "the registered client was refused (invalid_client)" });
 }
 
 function expired(tokens: StoredTokens): boolean {

@@ -18,6 +18,7 @@ import {
   ARRAY_KEYWORDS,
   DROPPED,
   KNOWN,
+  OBJECT_CONSTRAINTS,
   OBJECT_KEYWORDS,
   SUBSCHEMA_VALUE,
   defName,
@@ -293,16 +294,7 @@ export class Compiler {
       }
     }
     const extra = node.additionalProperties;
-    for (const key of [
-      "patternProperties",
-      "propertyNames",
-      "minProperties",
-      "maxProperties",
-      "dependentRequired",
-      "dependentSchemas",
-      "dependencies",
-      "unevaluatedProperties",
-    ]) {
+    for (const key of OBJECT_CONSTRAINTS) {
       if (!(key in node)) continue;
       if (key === "propertyNames" && isObject(node.propertyNames) && sameJson(node.propertyNames, { type: "string" })) continue;
       if (this.profile.keywords.has(key))

@@ -3,10 +3,8 @@ import { isObject } from "../../util/guards.js";
 import { short } from "./describe.js";
 import { typeOfValue, type JsonSchema } from "./document.js";
 
-export const OBJECT_KEYWORDS = new Set([
-  "properties",
-  "required",
-  "additionalProperties",
+/** The object keywords beyond `properties`, `required` and `additionalProperties`: targets differ on each. */
+export const OBJECT_CONSTRAINTS = [
   "patternProperties",
   "propertyNames",
   "minProperties",
@@ -15,7 +13,8 @@ export const OBJECT_KEYWORDS = new Set([
   "dependentSchemas",
   "dependencies",
   "unevaluatedProperties",
-]);
+] as const;
+export const OBJECT_KEYWORDS = new Set<string>(["properties", "required", "additionalProperties", ...OBJECT_CONSTRAINTS]);
 export const ARRAY_KEYWORDS = new Set(["items", "prefixItems", "additionalItems"]);
 
 /** Keywords whose value is one schema, compiled in place when a target keeps them. */
