@@ -13,6 +13,7 @@ import type { CircuitPolicy } from "../../src/supervisor/circuit-breaker.js";
 import { parseConfig } from "../../src/switchboard/config.js";
 import { SERVER_FIELDS } from "../../src/switchboard/config-fields.js";
 import { configSchema, serverNamePattern } from "../../src/switchboard/config-schema.js";
+import { FULL_CONFIG } from "./full-config.js";
 import type { ConfigInput, RestartPolicyInput, ServerEntryInput } from "../../src/switchboard/config-types.js";
 import type { Check, FieldSpec, FieldTable } from "../../src/switchboard/config-validate.js";
 import { serverNameProblem, type ToolFilter } from "../../src/switchboard/namespacing.js";
@@ -95,31 +96,7 @@ const good: Array<[string, unknown]> = [
   ["servers", { servers: { a: stdio } }],
   ["services", { services: { b: remote } }],
   ["empty map", { mcpServers: {} }],
-  [
-    "the full file of config.test.ts",
-    {
-      $schema: "https://example.com/schema.json",
-      separator: "__",
-      mcpServers: {
-        github: {
-          command: "npx",
-          args: ["-y", "@modelcontextprotocol/server-github", "--owner=${OWNER:-me}"],
-          env: { GITHUB_TOKEN: "${GITHUB_TOKEN}", LOG: "$${NOT_A_VAR}" },
-          cwd: "work",
-          fallbacks: ["github-mirror"],
-          restart: { maxRestarts: 3, withinMs: 10_000, cooldownMs: 300_000, healthyAfterMs: 2000, backoff: { initialMs: 50, jitter: 0.5 } },
-          requestTimeoutMs: 5000,
-          maxConcurrency: 8,
-          maxQueue: 16,
-          circuit: { failureThreshold: 2 },
-          tools: { only: ["search_*", "get_issue"], except: ["search_code"], descriptions: { get_issue: "Read one ${issue}." } },
-        },
-        "github-mirror": { url: "https://${MIRROR_HOST}/mcp", type: "http", headers: { Authorization: "Bearer ${GITHUB_TOKEN}" } },
-        live: { url: "wss://live.example.com/mcp" },
-        legacy: { url: "http://localhost:3001/sse", type: "sse", disabled: true },
-      },
-    },
-  ],
+  ["the full file of config.test.ts", FULL_CONFIG],
   ["protocol and autoListen", { mcpServers: { a: { ...stdio, protocol: "legacy" }, b: { ...stdio, protocol: "2026-07-28", autoListen: false } } }],
   ["type stdio", { mcpServers: { a: { ...stdio, type: "stdio" } } }],
   ["websocket over https", { mcpServers: { a: { url: "https://x.example/mcp", type: "websocket" } } }],

@@ -6,6 +6,7 @@ import { ConfigError, McpError } from "../../src/jsonrpc/errors.js";
 import { CONFIG_DEFAULTS, loadConfig, parseConfig, parseConfigText, targetOf } from "../../src/switchboard/config.js";
 import type { ConfigInput, RemoteServerEntry, StdioServerEntry } from "../../src/switchboard/config-types.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "../../src/connection/eras/versions.js";
+import { FULL_CONFIG } from "./full-config.js";
 
 let dir: string;
 beforeAll(() => {
@@ -60,32 +61,7 @@ const defaults = {
 
 describe("loadConfig from a file", () => {
   it("reads a full file: stdio and remote servers, substitution, defaults and our extensions", async () => {
-    const path = writeConfig("full.json", {
-      $schema: "https://example.com/schema.json",
-      separator: "__",
-      mcpServers: {
-        github: {
-          command: "npx",
-          args: ["-y", "@modelcontextprotocol/server-github", "--owner=${OWNER:-me}"],
-          env: { GITHUB_TOKEN: "${GITHUB_TOKEN}", LOG: "$${NOT_A_VAR}" },
-          cwd: "work",
-          fallbacks: ["github-mirror"],
-          restart: { maxRestarts: 3, withinMs: 10_000, cooldownMs: 300_000, healthyAfterMs: 2000, backoff: { initialMs: 50, jitter: 0.5 } },
-          requestTimeoutMs: 5000,
-          maxConcurrency: 8,
-          maxQueue: 16,
-          circuit: { failureThreshold: 2 },
-          tools: { only: ["search_*", "get_issue"], except: ["search_code"], descriptions: { get_issue: "Read one ${issue}." } },
-        },
-        "github-mirror": {
-          url: "https://${MIRROR_HOST}/mcp",
-          type: "http",
-          headers: { Authorization: "Bearer ${GITHUB_TOKEN}" },
-        },
-        live: { url: "wss://live.example.com/mcp" },
-        legacy: { url: "http://localhost:3001/sse", type: "sse", disabled: true },
-      },
-    });
+    const path = writeConfig("full.json", FULL_CONFIG);
     const config = await loadConfig(path, { env: { GITHUB_TOKEN: "ghp_123", MIRROR_HOST: "mirror.example.com" } });
 
     expect(config.file).toBe(path);
