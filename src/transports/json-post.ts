@@ -12,12 +12,9 @@
 import http, { type Agent, type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { JsonRpcId } from "../jsonrpc/messages.js";
-import { sampleOf } from "../framing/errors.js";
-import { TransportError } from "../jsonrpc/errors.js";
-import { requestFailure, type HttpRequestOptions } from "./http-client.js";
+import { collectBody, requestFailure, unusableJsonAnswer, type HttpRequestOptions } from "./http-client.js";
 import type { Exchanges } from "./exchanges.js";
 import type { HttpSession } from "./http-session.js";
-import { messageTooLarge } from "./message-limit.js";
 
 /** What the fast path needs of its transport. */
 export interface PostHost {
@@ -104,42 +101,15 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
         return;
       }
       host.session.capture(response);
-      const limit = host.maxMessageBytes;
-      if (Number(response.headers["content-length"]) > limit) {
-        fail(messageTooLarge(`POST ${url.href}`, Number(response.headers["content-length"]), limit, { url: url.href }));
-        return void response.destroy();
-      }
-      let first: Buffer | undefined;
-      let more: Buffer[] | undefined;
-      let bytes = 0;
-      response.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes <= limit) {
-          if (first === undefined) first = chunk;
-          else (more ??= [first]).push(chunk);
-          return;
-        }
-        first = more = undefined;
-        fail(messageTooLarge(`POST ${url.href}`, bytes, limit, { url: url.href }));
-        response.destroy();
-      });
-      response.once("end", () => {
+      collectBody(response, host.maxMessageBytes, "POST", url, (error, text) => {
+        if (error !== undefined) return fail(error);
         if (settled) return;
         settled = true;
         host.exchanges.finish(id);
         // The body is the answer: one without it fails the request now, not at its deadline.
-        const text = more ? Buffer.concat(more).toString("utf8") : first ? first.toString("utf8") : "";
         const problem = host.deliverJson(text, id);
-        if (problem === undefined) return resolve();
-        reject(new TransportError(`POST ${url.href} answered HTTP 200 with ${problem}`, { url: url.href, status: 200, body: sampleOf(text), delivered: true }));
-      });
-      // Destroyed mid-body (abandoned, closed, the connection lost): no "end" comes.
-      response.once("close", () => {
-        if (!response.complete) {
-          fail(
-            new TransportError(`POST ${url.href}: the connection was lost while reading the response body`, { url: url.href, status: 200, delivered: true }),
-          );
-        }
+        if (problem === undefined) resolve();
+        else reject(unusableJsonAnswer("POST", url, 200, problem, text));
       });
     };
     const request: ClientRequest = (url.protocol === "https:" ? https : http).request(options, onResponse);

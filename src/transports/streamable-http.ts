@@ -13,7 +13,7 @@
 import type { Agent, IncomingMessage } from "node:http";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
-import { FramingError, sampleOf } from "../framing/errors.js";
+import { FramingError } from "../framing/errors.js";
 import type { OversizeFrameError } from "../framing/oversize.js";
 import type { BackoffPolicy } from "../util/backoff.js";
 import {
@@ -27,6 +27,7 @@ import {
   jsonRpcErrorIn,
   readBody,
   readBodySample,
+  unusableJsonAnswer,
   type HttpRequestOptions,
 } from "./http-client.js";
 import type { StreamableHttpOptions } from "./streamable-http-options.js";
@@ -221,8 +222,7 @@ export class StreamableHttpTransport implements Transport {
       const body = await readBody(response, this.maxMessageBytes, "POST", url);
       // The body is the answer: one without it fails the request now, not at its deadline.
       const problem = deliverJsonBody(this.sink, body, requestId, url.href);
-      if (problem !== undefined)
-        throw new TransportError(`POST ${url.href} answered HTTP ${status} with ${problem}`, { url: url.href, status, body: sampleOf(body), delivered: true });
+      if (problem !== undefined) throw unusableJsonAnswer("POST", url, status, problem, body);
       return;
     }
     const body = await readBodySample(response);
