@@ -3,9 +3,17 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
+import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 
 export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number | undefined } = {}): Promise<Switchboard> {
+  const board = new Switchboard(await readBoardConfig(configPath, options));
+  await board.start();
+  return board;
+}
+
+/** The config a command works on, with the same errors for every command (observe shares them with tools). */
+export async function readBoardConfig(configPath: string | undefined, options: { timeoutMs?: number | undefined } = {}): Promise<SwitchboardConfig> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(
@@ -16,9 +24,7 @@ export async function openBoard(configPath: string | undefined, options: { timeo
   // --timeout is the command line's word, so it wins over every entry's requestTimeoutMs (which the
   // config always fills in, 60000 by default).
   if (options.timeoutMs !== undefined) for (const entry of Object.values(config.servers)) entry.requestTimeoutMs = options.timeoutMs;
-  const board = new Switchboard(config);
-  await board.start();
-  return board;
+  return config;
 }
 
 /** One line per server that is not up, so a command's output says why its tools are missing. */
