@@ -144,6 +144,7 @@ export function secretsOf(config: SwitchboardConfig): string[] {
   };
   for (const entry of Object.values(config.servers)) {
     const fields = entry as unknown as Record<string, unknown>;
+    if (Array.isArray(fields.args)) secrets.push(...secretArgs(fields.args.filter((arg): arg is string => typeof arg === "string")));
     strings(fields.env);
     strings(fields.headers);
     strings(fields.auth);
@@ -158,5 +159,24 @@ export function secretsOf(config: SwitchboardConfig): string[] {
       }
     }
   }
-  return secrets;
+  // "Bearer <token>": the token alone may appear elsewhere (a call's arguments, an echo).
+  const words = secrets.flatMap((secret) => secret.split(/\s+/)).filter((word) => !AUTH_SCHEMES.test(word));
+  return [...secrets, ...words];
+}
+
+const AUTH_SCHEMES = /^(bearer|basic|dpop|digest|token)$/i;
+const SECRET_NAME = /token|secret|passw|api[-_]?key|auth|credential/i;
+
+/**
+ * A command line's secrets, by their names: the value after `--api-key`, or in `--token=...` and
+ * `API_KEY=...`. A stdio server's exit message names its command line, so these would reach the page.
+ */
+function secretArgs(args: readonly string[]): string[] {
+  const found: string[] = [];
+  args.forEach((arg, i) => {
+    const equals = arg.indexOf("=");
+    if (equals > 0 && SECRET_NAME.test(arg.slice(0, equals))) found.push(arg.slice(equals + 1));
+    else if (arg.startsWith("-") && SECRET_NAME.test(arg) && args[i + 1] !== undefined) found.push(args[i + 1]!);
+  });
+  return found;
 }
