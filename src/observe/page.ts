@@ -13,7 +13,7 @@ h1 { font-size: 1.2rem; } h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 .server { display: grid; grid-template-columns: minmax(14rem, 1fr) repeat(3, 11rem); gap: .25rem 1rem; align-items: center; padding: .4rem 0; border-bottom: 1px solid var(--line); }
 .state { font-weight: 600; } .state.up { color: var(--ok); } .state.restarting, .state.starting { color: var(--warn); } .state.down, .state.stopped { color: var(--bad); }
 .muted, .facts { color: var(--dim); font-size: .85rem; } .spark { display: flex; flex-direction: column; font-size: .75rem; color: var(--dim); }
-.spark svg { width: 10rem; height: 1.8rem; } .spark polyline { fill: none; stroke: currentColor; stroke-width: 1.2; } .spark .p50 { color: #0969da; } .spark .p99 { color: #8250df; }
+.spark svg { width: 10rem; height: 1.8rem; } .spark polyline { fill: none; stroke: currentColor; stroke-width: 1.2; } .spark circle { fill: currentColor; } .spark .p50 { color: #0969da; } .spark .p99 { color: #8250df; }
 .open { color: var(--bad); font-weight: 600; } .half-open { color: var(--warn); }
 table { border-collapse: collapse; font-size: .85rem; } td, th { text-align: left; padding: .15rem .6rem .15rem 0; vertical-align: top; }
 td.error, td.failed { color: var(--bad); } code { font-size: .8rem; word-break: break-all; }
@@ -42,12 +42,24 @@ function spark(label, values, cls, unit) {
   svg.setAttribute("preserveAspectRatio", "none");
   const present = values.filter((v) => v !== null);
   const max = Math.max(1e-9, ...present);
-  const points = values.map((v, i) => v === null ? null : (i * 100 / Math.max(1, values.length - 1)).toFixed(1) + "," + (19 - (v / max) * 18).toFixed(1)).filter(Boolean);
-  const line = document.createElementNS(SVG, "polyline");
-  line.setAttribute("points", points.join(" "));
-  svg.append(line);
+  // One polyline per run of seconds with calls (a gap is a second without any), a dot for a lone one.
+  let run = [];
+  const flush = () => {
+    if (run.length === 1) {
+      const dot = document.createElementNS(SVG, "circle");
+      dot.setAttribute("cx", run[0][0]); dot.setAttribute("cy", run[0][1]); dot.setAttribute("r", "1.2");
+      svg.append(dot);
+    } else if (run.length > 1) {
+      const line = document.createElementNS(SVG, "polyline");
+      line.setAttribute("points", run.map((p) => p.join(",")).join(" "));
+      svg.append(line);
+    }
+    run = [];
+  };
+  values.forEach((v, i) => v === null ? flush() : run.push([(i * 100 / Math.max(1, values.length - 1)).toFixed(1), (19 - (v / max) * 18).toFixed(1)]));
+  flush();
   const last = [...values].reverse().find((v) => v !== null);
-  return h("div", { class: "spark " + cls }, h("span", {}, label + ": " + (last === undefined ? "–" : fmt(last) + unit)), svg);
+  return h("div", { class: "spark " + cls }, h("span", {}, label + ": " + (last === undefined ? "–" : (unit ? fmt(last) : String(last)) + unit)), svg);
 }
 const fmt = (n) => n >= 100 ? Math.round(n).toString() : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 const time = (at) => new Date(at).toLocaleTimeString();
@@ -85,7 +97,7 @@ function run(r) {
 function draw(snap) {
   $("servers").replaceChildren(h("li", {}, h("strong", {}, "board"), h("span", { class: "muted" }, " · " + snap.servers.length + " servers · updated " + time(snap.at)), h("ul", {}, snap.servers.map(server))));
   $("lifecycle").replaceChildren(...snap.lifecycle.slice().reverse().map((e) => h("tr", {}, h("td", {}, time(e.at)), h("td", {}, e.server), h("td", {}, e.event), h("td", {}, e.detail))));
-  $("calls").replaceChildren(...snap.calls.slice().reverse().map((c) => h("tr", {},
+  $("calls").replaceChildren(...snap.calls.slice(-20).reverse().map((c) => h("tr", {},
     h("td", {}, time(c.at)), h("td", {}, c.name), h("td", {}, fmt(c.ms) + " ms"), h("td", { class: c.outcome }, c.outcome + (c.error ? ": " + c.error : "")),
     h("td", {}, snap.captureToolContent ? h("code", {}, c.args ?? "") : ""))));
   $("args-note").hidden = snap.captureToolContent;
@@ -114,7 +126,7 @@ export const PAGE = `<!doctype html>
 <ul id="servers" class="tree"></ul>
 <h2>Lifecycle</h2>
 <table><tbody id="lifecycle"></tbody></table>
-<h2>Recent calls</h2>
+<h2>Recent calls <span class="muted">(the last 20)</span></h2>
 <p id="args-note" class="muted">Arguments are shown only with captureToolContent.</p>
 <table><tbody id="calls"></tbody></table>
 <h2>Agent runs</h2>

@@ -23,7 +23,7 @@ export function isLoopback(host: string): boolean {
 export function checkPort(port: unknown): number {
   if (port === undefined) return DEFAULT_PORT;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`expected an integer from 0 to 65535 (0: any free port), found ${String(port)}`, { field: "port" });
+    throw new ConfigError(`expected an integer from 0 to 65535 (0: any free port), found ${JSON.stringify(port) ?? typeof port}`, { field: "port" });
   }
   return port;
 }
@@ -44,14 +44,20 @@ export class ObserverServer {
   listen(port: number, host: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const failed = (error: NodeJS.ErrnoException) => {
-        const why = error.code === "EADDRINUSE" ? "is in use" : error.code === "EACCES" ? "is not allowed for this user" : `cannot be listened on (${error.code ?? error.message})`;
+        const why =
+          error.code === "EADDRINUSE"
+            ? "is in use"
+            : error.code === "EACCES"
+              ? "is not allowed for this user"
+              : `cannot be listened on (${error.code ?? error.message})`;
         reject(new ConfigError(`port ${port} on ${host} ${why}: pass another port (--port N; 0 picks a free one)`, { field: "port", cause: error }));
       };
       this.server.once("error", failed);
       this.server.listen(port, host, () => {
         this.server.off("error", failed);
         this.port = (this.server.address() as AddressInfo).port;
-        if (isLoopback(host)) this.allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host].map((h) => `${h}:${this.port}`));
+        if (isLoopback(host))
+          this.allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host].map((h) => `${h}:${this.port}`));
         resolve();
       });
     });

@@ -52,7 +52,7 @@ export class CallStats {
 
   record(nowMs: number, durationMs: number, failed: boolean): void {
     const at = Math.floor(nowMs / 1000);
-    const second = this.seconds[at % this.seconds.length]!;
+    const second = this.slot(at);
     if (second.at !== at) second.reset(at);
     second.count++;
     second.histogram[bucketOf(durationMs)]!++;
@@ -63,6 +63,11 @@ export class CallStats {
     }
   }
 
+  private slot(at: number): Second {
+    const length = this.seconds.length;
+    return this.seconds[((at % length) + length) % length]!;
+  }
+
   /** The last WINDOW_SECONDS whole seconds before `nowMs` (the current, partial one is left out). */
   series(nowMs: number): Series {
     const now = Math.floor(nowMs / 1000);
@@ -70,7 +75,7 @@ export class CallStats {
     const p50: Array<number | null> = [];
     const p99: Array<number | null> = [];
     for (let at = now - WINDOW_SECONDS; at < now; at++) {
-      const second = this.seconds[at % this.seconds.length]!;
+      const second = this.slot(at);
       const live = second.at === at && second.count > 0;
       rate.push(live ? second.count : 0);
       p50.push(live ? round(percentile(second, 0.5)) : null);

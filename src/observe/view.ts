@@ -144,7 +144,7 @@ export function secretsOf(config: SwitchboardConfig): string[] {
   };
   for (const entry of Object.values(config.servers)) {
     const fields = entry as unknown as Record<string, unknown>;
-    if (Array.isArray(fields.args)) secrets.push(...secretArgs(fields.args.filter((arg): arg is string => typeof arg === "string")));
+    if (Array.isArray(fields.args)) secrets.push(...secretArgsOf(fields.args.filter((arg): arg is string => typeof arg === "string")));
     strings(fields.env);
     strings(fields.headers);
     strings(fields.auth);
@@ -171,7 +171,7 @@ const SECRET_NAME = /token|secret|passw|api[-_]?key|auth|credential/i;
  * A command line's secrets, by their names: the value after `--api-key`, or in `--token=...` and
  * `API_KEY=...`. A stdio server's exit message names its command line, so these would reach the page.
  */
-function secretArgs(args: readonly string[]): string[] {
+export function secretArgsOf(args: readonly string[]): string[] {
   const found: string[] = [];
   args.forEach((arg, i) => {
     const equals = arg.indexOf("=");

@@ -66,14 +66,17 @@ describe("mcp-switchboard observe", () => {
       const poll = setInterval(() => {
         void fetch(`${url}snapshot.json`)
           .then((r) => r.json() as Promise<Snapshot>)
-          .then((s) => (snapshot = s), () => {});
+          .then(
+            (s) => (snapshot = s),
+            () => {},
+          );
       }, 100);
       try {
         await waitFor(() => snapshot?.servers[0]?.state === "up", 20_000, 50);
       } finally {
         clearInterval(poll);
       }
-      const pid = snapshot!.servers[0]!.session!.pid!;
+      const pid = snapshot!.servers[0].session!.pid!;
       expect(isAlive(pid)).toBe(true);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

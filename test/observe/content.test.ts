@@ -61,7 +61,7 @@ describe("no secret reaches the page", () => {
     await board.start();
     await board.callTool("leaky__echo", { text: `the argument has ${HEADER_SECRET}` });
     await board.callTool("leaky__crash").catch(() => {});
-    await waitFor(() => board.status().leaky!.restarts >= 1 && board.status().leaky!.state === "up", 10_000);
+    await waitFor(() => board.status().leaky.restarts >= 1 && board.status().leaky.state === "up", 10_000);
     const served = await everyByte(observer);
     expect(served).toContain('"name":"leaky"');
     expect(served).toContain("exited with code 3");
@@ -79,8 +79,8 @@ describe("no secret reaches the page", () => {
     cleanup.push(() => observer.close());
     await board.start();
     await board.callTool("leaky__crash").catch(() => {});
-    await waitFor(() => observer.snapshot().servers[0]!.lastExit !== undefined, 10_000);
-    expect(observer.snapshot().servers[0]!.lastExit!.reason).toMatch(/^MCP server ".*echo-server\.mjs" exited with code 3\. Last stderr:$/);
+    await waitFor(() => observer.snapshot().servers[0].lastExit !== undefined, 10_000);
+    expect(observer.snapshot().servers[0].lastExit!.reason).toMatch(/^MCP server ".*echo-server\.mjs" exited with code 3\. Last stderr:$/);
     expect(await everyByte(observer)).not.toContain(ENV_SECRET);
   });
 });
@@ -118,24 +118,29 @@ describe("agent runs", () => {
 
   it("are shown as a conversation: text, thinking, tool_use, tool_result, live on the page", async () => {
     const seen = await runOnce(true);
-    const run = seen.runs[0]!;
+    const run = seen.runs[0];
     expect(run).toMatchObject({ label: "support bot", state: "done", turns: 2 });
     expect(run.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(run.messages[1]!.content).toEqual([
+    expect(run.messages[1].content).toEqual([
       { type: "thinking", text: "I should ask the echo tool." },
       { type: "tool_use", id: "call_1", name: "echo__echo", input: { text: "secret sauce" } },
     ]);
-    expect(run.messages[2]!.content[0]).toMatchObject({ type: "tool_result", toolUseId: "call_1", isError: false, content: [{ type: "text", text: "secret sauce" }] });
-    expect(run.messages[3]!.content).toEqual([{ type: "text", text: "The server said: secret sauce" }]);
+    expect(run.messages[2].content[0]).toMatchObject({
+      type: "tool_result",
+      toolUseId: "call_1",
+      isError: false,
+      content: [{ type: "text", text: "secret sauce" }],
+    });
+    expect(run.messages[3].content).toEqual([{ type: "text", text: "The server said: secret sauce" }]);
     // The run's tool call is a call of the board too.
     expect(seen.calls.map((c) => c.name)).toContain("echo__echo");
   });
 
   it("hide tool inputs and results unless captureToolContent is on", async () => {
     const seen = await runOnce(false);
-    const run = seen.runs[0]!;
-    expect(run.messages[1]!.content[1]).toEqual({ type: "tool_use", id: "call_1", name: "echo__echo", input: "(hidden: captureToolContent is off)" });
-    expect(run.messages[2]!.content[0]).toMatchObject({ content: [{ type: "text", text: "(hidden: captureToolContent is off)" }] });
+    const run = seen.runs[0];
+    expect(run.messages[1].content[1]).toEqual({ type: "tool_use", id: "call_1", name: "echo__echo", input: "(hidden: captureToolContent is off)" });
+    expect(run.messages[2].content[0]).toMatchObject({ content: [{ type: "text", text: "(hidden: captureToolContent is off)" }] });
     expect(JSON.stringify(run.messages.slice(1, 3))).not.toContain("secret sauce");
   });
 

@@ -64,10 +64,10 @@ describe("observe(board)", () => {
     expect(echo.stats.errors).toBe(2);
     expect(snapshot.calls).toHaveLength(23);
     expect(snapshot.calls[0]).toMatchObject({ name: "echo__echo", server: "echo", outcome: "ok", args: undefined });
-    expect(snapshot.calls[0]!.ms).toBeGreaterThan(0);
+    expect(snapshot.calls[0].ms).toBeGreaterThan(0);
     expect(snapshot.calls[20]).toMatchObject({ name: "echo__fail", outcome: "error" });
     expect(snapshot.calls[21]).toMatchObject({ name: "echo__slow", server: "echo", outcome: "failed" });
-    expect(snapshot.calls[21]!.error).toMatch(/timed out|timeout/i);
+    expect(snapshot.calls[21].error).toMatch(/timed out|timeout/i);
     expect(snapshot.calls[22]).toMatchObject({ name: "nobody__x", server: undefined, outcome: "failed" });
     expect(JSON.stringify(snapshot)).not.toContain("hello 3");
   });
@@ -79,8 +79,8 @@ describe("observe(board)", () => {
     for (let i = 0; i < 60; i++) await b.callTool("echo__echo", { text: `call ${i}` });
     const calls = observer.snapshot().calls;
     expect(calls).toHaveLength(50);
-    expect(calls[0]!.args).toBe('{"text":"call 10"}');
-    expect(calls[49]!.args).toBe('{"text":"call 59"}');
+    expect(calls[0].args).toBe('{"text":"call 10"}');
+    expect(calls[49].args).toBe('{"text":"call 59"}');
   });
 
   it("fills the sparklines second by second: calls/s, p50, p99", async () => {
@@ -94,9 +94,9 @@ describe("observe(board)", () => {
       calls++;
     }
     // Calls in a second that is over are in the series; the current second is not shown yet.
-    const series = observer.snapshot().servers[0]!.stats;
+    const series = observer.snapshot().servers[0].stats;
     expect(series.rate).toHaveLength(60);
-    const last = series.rate[59]!;
+    const last = series.rate[59];
     expect(last).toBeGreaterThan(0);
     expect(last).toBeLessThanOrEqual(calls);
     expect(series.p50[59]).toBeGreaterThan(0);
@@ -110,21 +110,23 @@ describe("observe(board)", () => {
     const observer = await watched(b);
     const page = stream(observer);
     const first = await page.until((s) => s.servers[0]?.state === "up");
-    const pid = first.servers[0]!.session!.pid!;
+    const pid = first.servers[0].session!.pid!;
     expect(pid).toBe(pidOf(b, "echo"));
     const killedAt = Date.now();
     process.kill(pid, "SIGKILL");
-    const exited = await page.until((s) => s.servers[0]!.lastExit !== undefined, 3000);
+    const exited = await page.until((s) => s.servers[0].lastExit !== undefined, 3000);
     expect(Date.now() - killedAt).toBeLessThan(3000);
     expect(exited.lifecycle.map((e) => e.event)).toContain("exit");
-    const back = await page.until((s) => s.servers[0]!.state === "up" && s.servers[0]!.restarts === 1 && s.servers[0]!.session?.pid !== pid, 5000);
+    const back = await page.until((s) => s.servers[0].state === "up" && s.servers[0].restarts === 1 && s.servers[0].session?.pid !== pid, 5000);
     expect(back.lifecycle.map((e) => e.event)).toEqual(expect.arrayContaining(["exit", "restart", "up"]));
     expect(observer.pages).toBe(1);
   });
 
   it("shows a breaker that opened and a server that is down, with the reason", async () => {
     const b = board({
-      servers: { echo: { command: node, args: [echoServer], restart: { ...fastRestart, maxRestarts: 1 }, circuit: { failureThreshold: 2, cooldownMs: 60_000 } } },
+      servers: {
+        echo: { command: node, args: [echoServer], restart: { ...fastRestart, maxRestarts: 1 }, circuit: { failureThreshold: 2, cooldownMs: 60_000 } },
+      },
     });
     await b.start();
     const observer = await watched(b);
@@ -132,9 +134,9 @@ describe("observe(board)", () => {
     await page.until((s) => s.servers[0]?.state === "up");
     await b.callTool("echo__crash").catch(() => {});
     await b.callTool("echo__crash").catch(() => {});
-    await waitFor(() => b.status().echo!.state === "down" || b.status().echo!.circuit === "open", 10_000);
-    const seen = await page.until((s) => s.servers[0]!.state === "down" || s.servers[0]!.circuit === "open", 3000);
-    const server = seen.servers[0]!;
+    await waitFor(() => b.status().echo.state === "down" || b.status().echo.circuit === "open", 10_000);
+    const seen = await page.until((s) => s.servers[0].state === "down" || s.servers[0].circuit === "open", 3000);
+    const server = seen.servers[0];
     if (server.state === "down") expect(server.downReason).toBeTruthy();
     else expect(seen.lifecycle.some((e) => e.event === "circuit")).toBe(true);
   });
