@@ -8,7 +8,7 @@
  * what is measured) and the stdio raw responder (examples/servers/raw-responder.mjs). Rounds are
  * interleaved and medians kept (bench/lib/throughput-matrix.ts); the summary prints the microseconds
  * telemetry adds per call. "Before" is measured only when TELEMETRY_BASE_DIST names the dist/ folder of
- * a build of the merge base (see README, "Telemetry"); without it, off is compared with nothing, since
+ * a build of the merge base (see docs/guide/telemetry.md, "Telemetry"); without it, off is compared with nothing, since
  * off and "no telemetry option" are the same code path.
  */
 import { fileURLToPath } from "node:url";

@@ -1,5 +1,5 @@
 /**
- * The performance targets (README, "Benchmarks"), in one table: each benchmark reports the readings it measures (by target id)
+ * The performance targets (docs/guide/benchmarks.md, "Benchmarks"), in one table: each benchmark reports the readings it measures (by target id)
  * into its results file, and `npm run bench` ends by printing every target with its reading and whether
  * it is met. A target without a threshold is a reading worth printing beside the others (many servers).
  */

@@ -13,6 +13,7 @@ import { CallStats } from "./stats.js";
 import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
 
 const KEPT_CALLS = 50;
+const TIME_ORIGIN = performance.timeOrigin;
 const KEPT_LIFECYCLE = 50;
 
 /** One finished call, kept by reference until a snapshot formats it. */
@@ -89,7 +90,7 @@ export class BoardModel implements CallTap {
     const ended = performance.now();
     const ms = ended - started;
     // The wall clock from the monotonic one: one clock read per end instead of two.
-    const now = performance.timeOrigin + ended;
+    const now = TIME_ORIGIN + ended;
     const server = this.serverOf(name);
     if (server !== undefined) this.stats.get(server)?.record(now, ms, outcome !== "ok");
     // A ring of records reused in place: no allocation per call once it is full.
