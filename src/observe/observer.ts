@@ -72,8 +72,10 @@ export class BoardModel implements CallTap {
 
   // ---- the tap: on every tool call's path ----------------------------------------------------------
 
-  called<T>(name: string, args: Record<string, unknown> | undefined, call: Promise<T>): Promise<T> {
+  called<T>(name: string, given: Record<string, unknown> | undefined, call: Promise<T>): Promise<T> {
     const started = performance.now();
+    // Arguments are kept (by reference, until a snapshot formats them) only when they will be shown.
+    const args = this.capture ? given : undefined;
     return call.then(
       (result) => {
         this.finished(name, args, started, (result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok", undefined);
