@@ -5,17 +5,30 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 
-export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number | undefined } = {}): Promise<Switchboard> {
+export interface BoardFlags {
+  /** --timeout: each call's deadline. */
+  timeoutMs?: number | undefined;
+  /** --start-timeout: each server's start deadline (spawn or connect, and the handshake). */
+  startTimeoutMs?: number | undefined;
+  /** Config warnings (keys of other hosts ignored), for stderr. */
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(
       configPath === undefined ? `No mcp.json in ${process.cwd()}: pass --config FILE, or try \`mcp-switchboard demo\`` : `${path} does not exist`,
     );
   }
-  const config = await loadConfig(path);
-  // --timeout is the command line's word, so it wins over every entry's requestTimeoutMs (which the
-  // config always fills in, 60000 by default).
-  if (options.timeoutMs !== undefined) for (const entry of Object.values(config.servers)) entry.requestTimeoutMs = options.timeoutMs;
+  const config = await loadConfig(path, options.onWarning !== undefined ? { onWarning: options.onWarning } : {});
+  // The command line's word wins over every entry's requestTimeoutMs (which the config always fills
+  // in, 60000 by default) and startTimeoutMs. The two stay apart: a short call deadline must not fail
+  // a server that takes seconds to start.
+  for (const entry of Object.values(config.servers)) {
+    if (options.timeoutMs !== undefined) entry.requestTimeoutMs = options.timeoutMs;
+    if (options.startTimeoutMs !== undefined) entry.startTimeoutMs = options.startTimeoutMs;
+  }
   const board = new Switchboard(config);
   await board.start();
   return board;

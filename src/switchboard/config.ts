@@ -45,6 +45,7 @@ import { oauthFromConfig, type OAuthConfig } from "../auth/config.js";
 import type { AuthOption } from "../transports/auth.js";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
+import { askInputs, fromHosts, type ConfigInputHandler } from "./config-hosts.js";
 import { parseJson } from "./config-json.js";
 import type { Environment } from "./config-substitute.js";
 import { CONFIG_DEFAULTS, SERVER_FIELDS, SERVER_HINTS, SERVER_MAP_KEYS, TOP_LEVEL_FIELDS } from "./config-fields.js";
@@ -72,11 +73,15 @@ export interface LoadConfigOptions {
   file?: string;
   /** Directory that relative `cwd`s are resolved against; set by `loadConfig(path)`. */
   baseDir?: string;
+  /** VS Code's `${input:id}`: the value of each input a server uses (default: env `MCP_INPUT_<ID>`; config-hosts.ts). */
+  inputs?: ConfigInputHandler;
+  /** A config warning, such as another host's top-level keys being ignored. Default: `process.emitWarning`. */
+  onWarning?: (message: string) => void;
 }
 
 /** Reads and checks a config file, or checks a config object. Rejects with `ConfigError`. */
 export async function loadConfig(source: string | ConfigInput, options: LoadConfigOptions = {}): Promise<SwitchboardConfig> {
-  if (typeof source !== "string") return parseConfig(source, options);
+  if (typeof source !== "string") return parseConfig(await askInputs(source, options.inputs), options);
   let text: string;
   try {
     text = await readFile(source, "utf8");
@@ -85,26 +90,33 @@ export async function loadConfig(source: string | ConfigInput, options: LoadConf
     const message = code === "ENOENT" ? "file not found" : `cannot read the file (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(message, { file: source, cause: error });
   }
-  return parseConfigText(text, { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) });
+  const located = { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) };
+  return parseConfig(await askInputs(jsonOf(text, located), options.inputs), located);
 }
 
 /** Parses JSON text and checks it; errors carry line and column for syntax errors. */
 export function parseConfigText(text: string, options: LoadConfigOptions = {}): SwitchboardConfig {
+  return parseConfig(jsonOf(text, options), options);
+}
+
+function jsonOf(text: string, options: LoadConfigOptions): unknown {
   const parsed = parseJson(text);
   if (!parsed.ok) {
     const { line, column, message } = parsed.problem;
     throw new ConfigError(`invalid JSON at line ${line}, column ${column}: ${message}`, options.file !== undefined ? { file: options.file } : {});
   }
-  return parseConfig(parsed.value, options);
+  return parsed.value;
 }
 
 /** Checks a config object (as parsed from JSON, or written in code) and normalises it. */
-export function parseConfig(input: unknown, options: LoadConfigOptions = {}): SwitchboardConfig {
+export function parseConfig(raw: unknown, options: LoadConfigOptions = {}): SwitchboardConfig {
   const env = options.env ?? process.env;
   const top: CheckContext = { file: options.file, env, substitute: false };
-  if (!isPlainObject(input)) {
-    fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(input)}`);
+  if (!isPlainObject(raw)) {
+    fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(raw)}`);
   }
+  if (raw.inputs !== undefined) checkField(TOP_LEVEL_FIELDS, "inputs", raw.inputs, top);
+  const input = fromHosts(raw, top, options.onWarning);
   rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
 
   // Ignored, but a wrong type is a mistake the schema would flag too: say so instead of loading quietly.

@@ -68,7 +68,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
-      const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      const runnable: RunnableEntry = { ...entry, startTimeoutMs: entry.startTimeoutMs ?? this.startTimeoutMs, transport: code?.transport, client: code?.client };
       this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
     }
   }

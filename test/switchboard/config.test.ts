@@ -346,8 +346,8 @@ describe("every error message", () => {
     ["snake_case top-level key", { mcp_servers: {} }, 'mcp.json, field "mcp_servers": unknown field; did you mean "mcpServers"?'],
     [
       "unknown top-level key",
-      { mcpServers: {}, inputs: [] },
-      'mcp.json, field "inputs": unknown field (known fields: mcpServers, servers, services, separator, $schema)',
+      { mcpServers: {}, seperator: "." },
+      'mcp.json, field "seperator": unknown field; did you mean "separator"?',
     ],
     ["empty separator", { separator: "", mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found an empty string'],
     ["separator not a string", { separator: 1, mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found 1'],
@@ -722,7 +722,7 @@ describe("every error message", () => {
     [
       "another tool's syntax",
       servers({ a: remote({ headers: { Authorization: "${input:token}" } }) }),
-      'mcp.json, server "a", field "headers.Authorization": invalid substitution "${input:token}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
+      'mcp.json, server "a": ${input:token} names no input: declare { "id": "token", "type": "promptString" } in the top-level "inputs"',
     ],
     [
       "empty command after substitution",
