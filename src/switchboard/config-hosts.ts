@@ -50,7 +50,7 @@ export async function askInputs(value: unknown, handler: ConfigInputHandler | un
     // Not a string: left for fromHosts, which reports it missing rather than writing "[object Object]".
     if (typeof answer === "string") answers.set(id, answer);
   }
-  return mapServerStrings(value, (text) => text.replace(INPUT_REFERENCE, (whole, id: string) => answers.get(id)?.replaceAll("${", "$${") ?? whole));
+  return mapServerStrings(value, (text) => text.replace(INPUT_REFERENCE, (whole, id: string) => answers.get(id)?.replaceAll("${", () => "$${") ?? whole));
 }
 
 /**
@@ -73,7 +73,7 @@ export function fromHosts(input: Record<string, unknown>, context: CheckContext,
       if (!declared.has(id)) fail(at, [], `\${input:${id}} names no input: declare { "id": "${id}", "type": "promptString" } in the top-level "inputs"`);
       const value = context.env[inputVariable(id)];
       if (value === undefined) fail(at, [], `\${input:${id}} has no value: set the environment variable ${inputVariable(id)}, or give loadConfig an inputs handler`);
-      return value.replaceAll("${", "$${");
+      return value.replaceAll("${", () => "$${");
     }),
   );
 }
