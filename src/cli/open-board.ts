@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
-import { Switchboard } from "../switchboard/switchboard.js";
+import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 
 export interface BoardFlags {
   /** --timeout: each call's deadline. */
@@ -38,5 +38,17 @@ export async function openBoard(configPath: string | undefined, options: BoardFl
 export function downServers(board: Switchboard): string[] {
   return Object.entries(board.status())
     .filter(([, status]) => status.state !== "up" && status.state !== "disabled")
-    .map(([name, status]) => `server "${name}" is ${status.state}${status.lastError ? `: ${status.lastError}` : ""}`);
+    .map(([name, status]) => `server "${name}" is ${status.state}${whyNotUp(status)}`);
+}
+
+/**
+ * A down server's reason says what to change (src/supervisor/start-failure.ts), so it is shown rather
+ * than the raw error; a reason that only counts restarts (the restart limit) gets the last error too.
+ */
+function whyNotUp(status: ServerStatus): string {
+  const { downReason, lastError } = status;
+  if (status.state === "down" && downReason !== undefined) {
+    return /^(restarted \d+ times|restarts are disabled)/.test(downReason) && lastError !== undefined ? `: ${downReason}; last error: ${lastError}` : `: ${downReason}`;
+  }
+  return lastError !== undefined ? `: ${lastError}` : "";
 }
