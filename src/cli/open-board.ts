@@ -48,7 +48,9 @@ export function downServers(board: Switchboard): string[] {
 function whyNotUp(status: ServerStatus): string {
   const { downReason, lastError } = status;
   if (status.state === "down" && downReason !== undefined) {
-    return /^(restarted \d+ times|restarts are disabled)/.test(downReason) && lastError !== undefined ? `: ${downReason}; last error: ${lastError}` : `: ${downReason}`;
+    return /^(restarted \d+ times|restarts are disabled)/.test(downReason) && lastError !== undefined
+      ? `: ${downReason}; last error: ${lastError}`
+      : `: ${downReason}`;
   }
   return lastError !== undefined ? `: ${lastError}` : "";
 }

@@ -64,15 +64,21 @@ export function fromHosts(input: Record<string, unknown>, context: CheckContext,
   if (foreign.length > 0 && SERVER_MAP_KEYS.some((key) => input[key] !== undefined)) {
     out = Object.fromEntries(Object.entries(input).filter(([key]) => !foreign.includes(key)));
     const where = context.file !== undefined ? `${context.file}: ` : "";
-    warn(onWarning, `${where}ignoring top-level ${foreign.length === 1 ? "key" : "keys"} ${foreign.map((key) => `"${key}"`).join(", ")} (another host's settings); only the servers are read`);
+    warn(
+      onWarning,
+      `${where}ignoring top-level ${foreign.length === 1 ? "key" : "keys"} ${foreign.map((key) => `"${key}"`).join(", ")} (another host's settings); only the servers are read`,
+    );
   }
-  const declared = new Set(Array.isArray(input.inputs) ? input.inputs.map((entry) => (isPlainObject(entry) ? entry.id : undefined)) : []);
+  // Without "inputs" nothing is an input: a stray ${input:id} is then the substitution's error, like any other syntax.
+  if (!Array.isArray(input.inputs)) return out;
+  const declared = new Set(input.inputs.map((entry) => (isPlainObject(entry) ? entry.id : undefined)));
   return mapServerStrings(out, (text, server) =>
     text.replace(INPUT_REFERENCE, (_whole, id: string) => {
       const at = { ...context, server };
       if (!declared.has(id)) fail(at, [], `\${input:${id}} names no input: declare { "id": "${id}", "type": "promptString" } in the top-level "inputs"`);
       const value = context.env[inputVariable(id)];
-      if (value === undefined) fail(at, [], `\${input:${id}} has no value: set the environment variable ${inputVariable(id)}, or give loadConfig an inputs handler`);
+      if (value === undefined)
+        fail(at, [], `\${input:${id}} has no value: set the environment variable ${inputVariable(id)}, or give loadConfig an inputs handler`);
       return value.replaceAll("${", () => "$${");
     }),
   );
@@ -95,16 +101,19 @@ function usedInputs(value: Record<string, unknown>): Set<string> {
 
 /**
  * The config with `change` applied to every string of every enabled server entry (nested ones too);
- * a disabled server keeps its values as written, as with `${VAR}`. Untouched when nothing refers to an input.
+ * a disabled server keeps its values as written, as with `${VAR}`. Only for configs that declare
+ * `inputs`: JSON files, so plain data without cycles.
  */
 function mapServerStrings(value: Record<string, unknown>, change: (text: string, server: string) => string): Record<string, unknown> {
-  if (!JSON.stringify(value, (_key, item: unknown) => (typeof item === "function" ? undefined : item))?.includes("${input:")) return value;
   const out: Record<string, unknown> = { ...value };
   for (const key of SERVER_MAP_KEYS) {
     const map = value[key];
     if (!isPlainObject(map)) continue;
     out[key] = Object.fromEntries(
-      Object.entries(map).map(([server, entry]) => [server, isPlainObject(entry) && entry.disabled === true ? entry : deepMap(entry, (text) => change(text, server))]),
+      Object.entries(map).map(([server, entry]) => [
+        server,
+        isPlainObject(entry) && entry.disabled === true ? entry : deepMap(entry, (text) => change(text, server)),
+      ]),
     );
   }
   return out;

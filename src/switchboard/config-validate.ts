@@ -80,13 +80,13 @@ export type ValueOf<C extends Check> = C extends { kind: "string" }
               ? InputOf<F>
               : C extends { kind: "object-array"; fields: infer F extends FieldTable }
                 ? InputOf<F>[]
-              : C extends { kind: "server-map"; fields: infer F extends FieldTable }
-                ? Record<string, InputOf<F>>
-                : C extends { kind: "function" } & Typed<infer F>
-                  ? F
-                  : C extends { kind: "auth" }
-                    ? AuthOption
-                    : never;
+                : C extends { kind: "server-map"; fields: infer F extends FieldTable }
+                  ? Record<string, InputOf<F>>
+                  : C extends { kind: "function" } & Typed<infer F>
+                    ? F
+                    : C extends { kind: "auth" }
+                      ? AuthOption
+                      : never;
 
 /**
  * What users write for a table: every field optional (the cross-field rules are config.ts's). A

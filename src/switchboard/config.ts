@@ -109,27 +109,28 @@ function jsonOf(text: string, options: LoadConfigOptions): unknown {
 }
 
 /** Checks a config object (as parsed from JSON, or written in code) and normalises it. */
-export function parseConfig(raw: unknown, options: LoadConfigOptions = {}): SwitchboardConfig {
+export function parseConfig(input: unknown, options: LoadConfigOptions = {}): SwitchboardConfig {
   const env = options.env ?? process.env;
   const top: CheckContext = { file: options.file, env, substitute: false };
-  if (!isPlainObject(raw)) {
-    fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(raw)}`);
+  if (!isPlainObject(input)) {
+    fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(input)}`);
   }
-  if (raw.inputs !== undefined) checkField(TOP_LEVEL_FIELDS, "inputs", raw.inputs, top);
-  const input = fromHosts(raw, top, options.onWarning);
-  rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
+  if (input.inputs !== undefined) checkField(TOP_LEVEL_FIELDS, "inputs", input.inputs, top);
+  // Other hosts' files (config-hosts.ts): their own keys dropped, ${input:id} filled in.
+  const file = fromHosts(input, top, options.onWarning);
+  rejectUnknownFields(file, TOP_LEVEL_FIELDS, [], top);
 
   // Ignored, but a wrong type is a mistake the schema would flag too: say so instead of loading quietly.
-  if (input.$schema !== undefined) checkField(TOP_LEVEL_FIELDS, "$schema", input.$schema, top);
-  const separator = input.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", input.separator, top);
+  if (file.$schema !== undefined) checkField(TOP_LEVEL_FIELDS, "$schema", file.$schema, top);
+  const separator = file.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", file.separator, top);
 
-  const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);
+  const mapKeys = SERVER_MAP_KEYS.filter((key) => file[key] !== undefined);
   const [mapKey, ...more] = mapKeys;
   if (mapKey === undefined) fail(top, [], 'no servers: expected a "mcpServers" object ({ "mcpServers": { "name": { "command": ... } } })');
   if (more.length > 0) {
     fail(top, [], `both ${mapKeys.map((key) => `"${key}"`).join(" and ")} are given; put every server under one of them ("mcpServers" is the usual name)`);
   }
-  const map = input[mapKey];
+  const map = file[mapKey];
   if (!isPlainObject(map)) fail(top, [mapKey], `expected an object of servers by name, found ${describeValue(map)}`);
 
   const names = Object.keys(map);

@@ -47,7 +47,10 @@ describe("the start deadline is not the call timeout", () => {
     expect(result.code).toBe(3);
     expect(result.err).toMatch(/server "silent" is (down|restarting): .*(did not finish starting within 1000 ms|no answer from)/);
     expect(result.err).toMatch(/0 tools from 1 server\(s\) \(1 not up\)$/);
-    expect(await run(["tools", "--start-timeout", "0", "-c", path])).toMatchObject({ code: 2, err: expect.stringMatching(/--start-timeout takes a whole number above 0/) });
+    expect(await run(["tools", "--start-timeout", "0", "-c", path])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--start-timeout takes a whole number above 0/),
+    });
   });
 });
 
@@ -77,7 +80,9 @@ describe("exit codes", () => {
 
   it("--help says what each exit code means", async () => {
     const help = await run(["--help"]);
-    expect(help.out).toMatch(/Exit codes:\n {2}0 {2}success, and every enabled server is up\n {2}1 .*\n {2}2 {2}a wrong command line\n {2}3 {2}the command ran, but a server is not up/);
+    expect(help.out).toMatch(
+      /Exit codes:\n {2}0 {2}success, and every enabled server is up\n {2}1 .*\n {2}2 {2}a wrong command line\n {2}3 {2}the command ran, but a server is not up/,
+    );
     expect(help.out).toMatch(/--allow-down/);
     expect(help.out).toMatch(/--start-timeout <ms>/);
   });

@@ -60,7 +60,7 @@ describe("VS Code mcp.json", () => {
     await expect(loadConfig(fixture("vscode-mcp.json"), { env: {} })).rejects.toThrow(
       'vscode-mcp.json, server "echo": ${input:server-name} has no value: set the environment variable MCP_INPUT_SERVER_NAME, or give loadConfig an inputs handler',
     );
-    const undeclared = { servers: { a: { command: "node", env: { T: "${input:token}" } } } };
+    const undeclared = { inputs: [], servers: { a: { command: "node", env: { T: "${input:token}" } } } };
     expect(() => parseConfig(undeclared, { env: {} })).toThrow(ConfigError);
     expect(() => parseConfig(undeclared, { env: {} })).toThrow(
       'server "a": ${input:token} names no input: declare { "id": "token", "type": "promptString" } in the top-level "inputs"',

@@ -344,11 +344,7 @@ describe("every error message", () => {
     ["mcpServers not an object", { mcpServers: [] }, 'mcp.json, field "mcpServers": expected an object of servers by name, found an array'],
     ["misspelt top-level key", { mcpservers: {} }, 'mcp.json, field "mcpservers": unknown field; did you mean "mcpServers"?'],
     ["snake_case top-level key", { mcp_servers: {} }, 'mcp.json, field "mcp_servers": unknown field; did you mean "mcpServers"?'],
-    [
-      "unknown top-level key",
-      { mcpServers: {}, seperator: "." },
-      'mcp.json, field "seperator": unknown field; did you mean "separator"?',
-    ],
+    ["unknown top-level key", { mcpServers: {}, seperator: "." }, 'mcp.json, field "seperator": unknown field; did you mean "separator"?'],
     ["empty separator", { separator: "", mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found an empty string'],
     ["separator not a string", { separator: 1, mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found 1'],
 
@@ -722,7 +718,7 @@ describe("every error message", () => {
     [
       "another tool's syntax",
       servers({ a: remote({ headers: { Authorization: "${input:token}" } }) }),
-      'mcp.json, server "a": ${input:token} names no input: declare { "id": "token", "type": "promptString" } in the top-level "inputs"',
+      'mcp.json, server "a", field "headers.Authorization": invalid substitution "${input:token}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
     ],
     [
       "empty command after substitution",

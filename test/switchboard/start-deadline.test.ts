@@ -45,7 +45,10 @@ describe("start deadlines", () => {
     // start (the probe gives up on silence after probeTimeoutMs), not at the deadline.
     const b = board({
       client: { probeTimeoutMs: 300 },
-      servers: { silent: { url: silent.url, restart: { ...fastRestart, backoff: { ...fastRestart.backoff, initialMs: 5_000, maxMs: 5_000 } } }, echo: { command: node, args: [echoServer] } },
+      servers: {
+        silent: { url: silent.url, restart: { ...fastRestart, backoff: { ...fastRestart.backoff, initialMs: 5_000, maxMs: 5_000 } } },
+        echo: { command: node, args: [echoServer] },
+      },
     });
     await b.start();
     const status = b.status();
@@ -59,7 +62,9 @@ describe("start deadlines", () => {
     peers.push(silent);
     const b = board({ client: { probeTimeoutMs: 1_500 }, servers: { silent: { url: silent.url, restart: { ...fastRestart, maxRestarts: 0 } } } });
     await b.start();
-    expect(b.status().silent.lastError).toMatch(/^no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1\.5 s: is it an MCP server\? Check the URL and that it is running$/);
+    expect(b.status().silent.lastError).toMatch(
+      /^no answer from http:\/\/127\.0\.0\.1:\d+\/mcp within 1\.5 s: is it an MCP server\? Check the URL and that it is running$/,
+    );
   });
 
   it("a stdio program that writes only lines that are not JSON fails its start at once, not at the deadline", async () => {
