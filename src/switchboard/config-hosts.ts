@@ -15,11 +15,17 @@ import { closestName, fail, isPlainObject, type CheckContext } from "./config-va
 
 /** One of VS Code's `inputs`, as the handler gets it. */
 export interface ConfigInputRequest {
+  /** The name in `${input:id}`. */
   id: string;
+  /** "promptString": any text; "pickString": one of `options`. */
   type: "promptString" | "pickString";
+  /** What to ask the person for. */
   description?: string | undefined;
+  /** The value is a secret: do not echo it. */
   password?: boolean | undefined;
+  /** The value when the person gives none. */
   default?: string | undefined;
+  /** pickString: the values to pick from. */
   options?: string[] | undefined;
 }
 

@@ -66,6 +66,7 @@ import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../c
 
 export { CONFIG_DEFAULTS } from "./config-fields.js";
 
+/** How `loadConfig` and `parseConfig` read a config: variables, where it came from, inputs, warnings. */
 export interface LoadConfigOptions {
   /** Where `${VAR}` values come from. Default: `process.env`. */
   env?: Environment;

@@ -1,5 +1,5 @@
 /**
- * Issue 19, a newcomer's first hour with the command line: the call timeout is not the start deadline,
+ * A newcomer's first hour with the command line: the call timeout is not the start deadline,
  * exit codes tell a full answer from a partial one, other hosts' files are read, and relative `args`
  * follow the documented rule. Real servers throughout (a `fastmcp` server over HTTP, the echo server).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19: the config files people already have are read as they are. VS Code's mcp.json (`servers`,
+ * The config files people already have are read as they are. VS Code's mcp.json (`servers`,
  * `inputs`, `${input:id}`) and Claude Desktop's file (`mcpServers` beside the host's own settings),
  * from fixture files copied as users copy them.
  */

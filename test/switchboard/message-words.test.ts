@@ -1,5 +1,5 @@
 /**
- * Issue 19: no internal key in any message. A transport's `identity` ("http:http://host/mcp",
+ * No internal key in any message. A transport's `identity` ("http:http://host/mcp",
  * "stdio:[...]") is a cache key; messages name the URL or the command. Checked two ways: the source
  * never puts an identity into a message, and the messages of real failed starts (refused, 404,
  * silent, HTTP 400 on every era, a missing command) carry none.

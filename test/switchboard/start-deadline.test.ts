@@ -1,5 +1,5 @@
 /**
- * Issue 19: a server's start has its own deadline, apart from the calls' timeout, and `start()` is
+ * A server's start has its own deadline, apart from the calls' timeout, and `start()` is
  * never held by one server that hangs or is not an MCP server at all. Each case is a real peer: a
  * `fastmcp` server slow to initialize over HTTP, a listener that never answers, a program that writes
  * only lines that are not JSON.
