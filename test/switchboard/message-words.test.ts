@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { placeOf } from "../../src/connection/eras/probe.js";
 import { startScriptedHttp, type ScriptedHttp } from "../fixtures/scripted-http.js";
 import { startSilentListener, type SilentListener } from "../fixtures/silent-http.js";
 import { boardsAfterEach, fastRestart } from "./board-helpers.js";
@@ -22,6 +23,16 @@ afterEach(async () => {
 });
 
 describe("messages name URLs and commands, never internal keys", () => {
+  it("placeOf: an identity as a person reads it", () => {
+    expect(placeOf("http:http://127.0.0.1:9/mcp")).toBe("http://127.0.0.1:9/mcp");
+    expect(placeOf("sse:https://example.com/sse")).toBe("https://example.com/sse");
+    expect(placeOf("ws:ws://127.0.0.1:9/")).toBe("ws://127.0.0.1:9/");
+    expect(placeOf(`stdio:${JSON.stringify(["npx", ["-y", "server"], ""])}`)).toBe("npx -y server");
+    expect(placeOf("stdio:not json")).toBe("the server");
+    expect(placeOf("memory:pair")).toBe("the server");
+    expect(placeOf(undefined)).toBe("the server");
+  });
+
   it("the source puts no transport identity into a template string", () => {
     const offenders: string[] = [];
     for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
