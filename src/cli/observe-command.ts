@@ -7,18 +7,19 @@ import { observe } from "../observe/index.js";
 import { secretsOf } from "../observe/view.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 import type { Output } from "./commands.js";
-import { downServers, readBoardConfig } from "./open-board.js";
+import { downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
 
 export interface ObserveCommandOptions {
   config: string | undefined;
   port: number | undefined;
   host: string | undefined;
   captureToolContent: boolean;
-  timeoutMs: number | undefined;
+  /** --timeout, --start-timeout and where config warnings go, as for `tools`. */
+  flags: BoardFlags;
 }
 
 export async function observeCommand(options: ObserveCommandOptions, io: Output): Promise<number> {
-  const config = await readBoardConfig(options.config, { timeoutMs: options.timeoutMs });
+  const config = await readBoardConfig(options.config, options.flags);
   const board = new Switchboard(config);
   const observer = await observe(board, { port: options.port, host: options.host, captureToolContent: options.captureToolContent, redact: secretsOf(config) });
   const stop = untilSignal();

@@ -71,6 +71,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
       this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
     }
   }
@@ -134,7 +135,6 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   observe(options: ObserveOptions = {}): Promise<BoardObserver> {
     return startObserver(this, options);
   }
-
   // ---- facts -----------------------------------------------------------------------------------------
 
   /** The live client of a server, or undefined while it is not up. */
