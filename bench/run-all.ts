@@ -26,6 +26,7 @@ const ALL = [
   "switchboard-scale",
   "many-servers",
   "telemetry-overhead",
+  "observe",
 ];
 
 const args = process.argv.slice(2);

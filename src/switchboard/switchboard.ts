@@ -31,6 +31,7 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -46,6 +47,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  callTap: CallTap | undefined; // set by an open observer (observation.ts); unset, a call pays one field check
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -129,6 +131,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.supervisor?.send({ type: "RESTART", name });
   }
 
+  /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
+  observe(options: ObserveOptions = {}): Promise<BoardObserver> {
+    return startObserver(this, options);
+  }
   // ---- facts -----------------------------------------------------------------------------------------
 
   /** The live client of a server, or undefined while it is not up. */
@@ -182,6 +188,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
+    return this.callTap === undefined ? this.sendTool(name, args, options) : this.callTap.called(name, args, this.sendTool(name, args, options));
+  }
+  private sendTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions | undefined): Promise<CallToolResult> {
     const known = this.toolIndex.get(name);
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
