@@ -125,3 +125,4 @@ export type { ServerState } from "./switchboard/server-runtime.js";
 export type { WhileRestarting } from "./switchboard/router.js";
 export type { ToolFilter, FilterableTool } from "./switchboard/namespacing.js";
 export type { FromConfigOptions } from "./switchboard/board-options.js";
+export { ToolChangedError, toolFingerprint, type PinToolsOption, type ToolChangedEvent } from "./switchboard/tool-pins.js";

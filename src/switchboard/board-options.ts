@@ -10,7 +10,8 @@ import { parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
 import type { WhileRestarting } from "./router.js";
-import type { ServerState } from "./server-runtime.js";
+import type { ServerRuntime, ServerState } from "./server-runtime.js";
+import type { PinToolsOption } from "./tool-pins.js";
 
 /** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
 export type ServerInit = ServerEntryInput & {
@@ -39,6 +40,11 @@ export interface SwitchboardInit {
    * down, or after this long. Default 30000.
    */
   startTimeoutMs?: number | undefined;
+  /**
+   * Quarantine a tool whose definition changes after it was first seen (a "rug pull") until
+   * `approveToolChange(name)`; `{ file }` keeps the pins across restarts (tool-pins.ts).
+   */
+  pinTools?: PinToolsOption | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
@@ -75,4 +81,18 @@ export function normalise(init: SwitchboardInit): SwitchboardConfig {
   }
   const options: LoadConfigOptions = { file: "new Switchboard()" };
   return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
+}
+
+export function statusOf(runtime: ServerRuntime): ServerStatus {
+  return {
+    state: runtime.state,
+    restarts: runtime.restarts,
+    lastError: runtime.lastError?.message,
+    downReason: runtime.downReason,
+    inFlight: runtime.limiter.pending,
+    queued: runtime.limiter.size,
+    circuit: runtime.circuit,
+    protocolVersion: runtime.client?.protocolVersion,
+    fallbacks: runtime.entry.fallbacks,
+  };
 }

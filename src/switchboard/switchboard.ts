@@ -16,6 +16,7 @@ import { definedMembers } from "../util/guards.js";
 import {
   DEFAULT_START_TIMEOUT_MS,
   normalise,
+  statusOf,
   type BoardCallOptions,
   type FromConfigOptions,
   type ServerStatus,
@@ -31,6 +32,7 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { ToolChangedError, ToolPins } from "./tool-pins.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -46,6 +48,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  private readonly pins: ToolPins | undefined;
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -65,6 +68,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
+    if (settings.pinTools !== undefined && settings.pinTools !== false)
+      this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
@@ -142,19 +147,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   status(): Record<string, ServerStatus> {
     const status: Record<string, ServerStatus> = {};
-    for (const [name, runtime] of this.runtimes) {
-      status[name] = {
-        state: runtime.state,
-        restarts: runtime.restarts,
-        lastError: runtime.lastError?.message,
-        downReason: runtime.downReason,
-        inFlight: runtime.limiter.pending,
-        queued: runtime.limiter.size,
-        circuit: runtime.circuit,
-        protocolVersion: runtime.client?.protocolVersion,
-        fallbacks: runtime.entry.fallbacks,
-      };
-    }
+    for (const [name, runtime] of this.runtimes) status[name] = statusOf(runtime);
     return status;
   }
 
@@ -167,7 +160,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const perServer = await Promise.all([...this.runtimes.values()].map((runtime) => this.toolsOf(runtime)));
     const tools: Tool[] = [];
     for (const [runtime, list] of perServer) {
-      for (const tool of applyToolFilter(list, runtime.entry.tools)) tools.push({ ...tool, name: qualify(runtime.name, tool.name, this.separator) });
+      for (const tool of applyToolFilter(list, runtime.entry.tools))
+        if (!this.pins?.isHeld(runtime.name, tool.name)) tools.push({ ...tool, name: qualify(runtime.name, tool.name, this.separator) });
     }
     if (generation === this.listsGeneration) this.toolsCache = tools;
     return tools;
@@ -218,12 +212,23 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       );
     }
     const runtime = this.runtime(parsed.server);
+    if (this.pins?.isHeld(runtime.name, parsed.tool)) throw new ToolChangedError(name, runtime.name);
     // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
     const tool = known?.tool ?? runtime.tools.find(parsed.tool);
     if (!isToolExposed(tool ?? { name: parsed.tool }, runtime.entry.tools)) {
       throw new ProtocolError(`Tool "${name}" is not exposed: server "${runtime.name}" filters it out (tools.only / tools.except)`, -32602);
     }
     return { runtime, toolName: parsed.tool };
+  }
+
+  /** Accepts the changed definition of a quarantined tool (`toolChanged`); false when it was not held. */
+  approveToolChange(name: string): boolean {
+    const parsed = parseQualified(name, this.separator, this.runtimes);
+    const runtime = parsed && this.runtimes.get(parsed.server);
+    if (!runtime?.tools.list || !this.pins?.approve(runtime.name, parsed!.tool)) return false;
+    this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
+    this.invalidateLists(runtime.name);
+    return true;
   }
 
   // ---- resources and prompts ---------------------------------------------------------------------------
@@ -353,7 +358,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     },
     circuit: (server: string, change: { from: "closed" | "open" | "half-open"; to: "closed" | "open" | "half-open"; reason: string }) =>
       this.emit("circuit", { server, ...change }),
-    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => this.toolIndex.replace(runtime, tools, previous),
+    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) =>
+      this.toolIndex.replace(runtime, this.pins ? this.pins.admit(runtime.name, tools) : tools, previous),
   };
 
   private onChildEvent(event: ChildEmitted): void {
