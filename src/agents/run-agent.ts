@@ -7,6 +7,7 @@
  */
 import { ConfigError, McpError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
+import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
 import { checkTrace } from "./convert/shared.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
 import { viewOf, type AgentHost } from "./host.js";
@@ -35,6 +36,8 @@ export interface RunAgentOptions {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
+  /** The most of one tool result the model reads (result-budget.ts); `callOptions.maxResultChars` wins, unset: the host's. */
+  maxResultChars?: number | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */
@@ -53,6 +56,7 @@ export class ModelCallError extends McpError {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { model, host, maxTurns } = checkOptions(options);
+  const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
   const messages: TraceMessage[] =
     typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
@@ -112,6 +116,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               approve: options.approve,
               events: options.events,
               callOptions: options.callOptions,
+              maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
             });
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);

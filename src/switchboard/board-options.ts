@@ -45,11 +45,18 @@ export interface SwitchboardInit {
    * `approveToolChange(name)`; `{ file }` keeps the pins across restarts (tool-pins.ts).
    */
   pinTools?: PinToolsOption | undefined;
+  /**
+   * The most of one tool result that reaches a model through the runners and `runAgent` (a server's
+   * own `maxResultChars` wins); `callTool` itself still returns the whole result. Default: no limit.
+   */
+  maxResultChars?: number | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
   /** The call may safely run twice (overrides the tool's annotations) for fallback decisions. */
   idempotent?: boolean | undefined;
+  /** Read by the runners and `runAgent` (from their `callOptions`): this call's result budget for the model. */
+  maxResultChars?: number | undefined;
 }
 
 export interface ServerStatus {

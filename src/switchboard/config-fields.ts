@@ -199,6 +199,12 @@ export const SERVER_FIELDS = fieldTable({
   },
   /** The largest message the server may send, in bytes (default 16 MiB). */
   maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
+  /** The most of one result of this server's tools that reaches a model through the runners (the board's otherwise). */
+  maxResultChars: {
+    check: { kind: "integer", min: 1 },
+    description:
+      "The most of one tool result that reaches a model through the runners and runAgent, in characters (images by bytes). Default: the board's, else no limit.",
+  },
   /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
   oauth: {
     check: { kind: "object", fields: OAUTH_FIELDS },

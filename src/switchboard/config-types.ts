@@ -61,6 +61,8 @@ interface ServerEntryCommon {
   autoListen?: boolean;
   /** Unset: the client's default (16 MiB). */
   maxMessageBytes?: number;
+  /** Unset: the board's (result-budget.ts). */
+  maxResultChars?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

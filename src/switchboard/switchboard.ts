@@ -32,7 +32,9 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
+import { checkMaxResultChars } from "./result-budget.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -49,6 +51,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
   private readonly pins: ToolPins | undefined;
+  private readonly maxResultChars: number | undefined;
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -68,6 +71,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
+    this.maxResultChars = checkMaxResultChars(settings.maxResultChars, "maxResultChars");
     if (settings.pinTools !== undefined && settings.pinTools !== false)
       this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
     const codeEntries = "options" in init ? {} : init.servers;
@@ -231,23 +235,18 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return true;
   }
 
+  /** What the runners cut a result of `name` to on its way to a model: its server's `maxResultChars`, else the board's. */
+  maxResultCharsFor(name: string): number | undefined {
+    const server = this.toolIndex.get(name)?.runtime.name ?? parseQualified(name, this.separator, this.runtimes)?.server;
+    return (server === undefined ? undefined : this.runtimes.get(server)?.entry.maxResultChars) ?? this.maxResultChars;
+  }
+
   // ---- resources and prompts ---------------------------------------------------------------------------
 
   /** Every server's resources, each tagged with its `server`. */
   async listResources(): Promise<Array<Resource & { server: string }>> {
-    const lists = await Promise.all(
-      [...this.runtimes.values()].map(async (runtime) => {
-        const client = runtime.state === "up" ? runtime.client : undefined;
-        if (!client?.serverCapabilities?.resources) return [];
-        try {
-          return (await client.listResources()).map((resource) => ({ ...resource, server: runtime.name }));
-        } catch (error) {
-          this.emit("error", { server: runtime.name, error: error as Error });
-          return [];
-        }
-      }),
-    );
-    const all = lists.flat();
+    const list = async (client: McpClient, server: string) => (await client.listResources()).map((resource) => ({ ...resource, server }));
+    const all = await fromEachServer(this.runtimes.values(), "resources", list, (event) => this.emit("error", event));
     for (const resource of all) if (!this.resourceOwners.has(resource.uri)) this.resourceOwners.set(resource.uri, resource.server);
     return all;
   }
@@ -264,19 +263,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Every server's prompts, names qualified like tools. */
   async listPrompts(): Promise<Prompt[]> {
-    const lists = await Promise.all(
-      [...this.runtimes.values()].map(async (runtime) => {
-        const client = runtime.state === "up" ? runtime.client : undefined;
-        if (!client?.serverCapabilities?.prompts) return [];
-        try {
-          return (await client.listPrompts()).map((prompt) => ({ ...prompt, name: qualify(runtime.name, prompt.name, this.separator) }));
-        } catch (error) {
-          this.emit("error", { server: runtime.name, error: error as Error });
-          return [];
-        }
-      }),
-    );
-    return lists.flat();
+    const list = async (client: McpClient, server: string) =>
+      (await client.listPrompts()).map((prompt) => ({ ...prompt, name: qualify(server, prompt.name, this.separator) }));
+    return fromEachServer(this.runtimes.values(), "prompts", list, (event) => this.emit("error", event));
   }
 
   async getPrompt(name: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
