@@ -126,3 +126,4 @@ export type { WhileRestarting } from "./switchboard/router.js";
 export type { ToolFilter, FilterableTool } from "./switchboard/namespacing.js";
 export type { FromConfigOptions } from "./switchboard/board-options.js";
 export { ToolChangedError, toolFingerprint, type PinToolsOption, type ToolChangedEvent } from "./switchboard/tool-pins.js";
+export { UrlPolicy, classifyAddress, type UrlPolicyOptions, type UrlOrigin, type UrlCheck, type AddressClass, type LookupFunction } from "./auth/url-policy.js";

@@ -36,7 +36,7 @@ export interface RunAgentOptions {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
-  /** The most of one tool result the model reads (result-budget.ts); `callOptions.maxResultChars` wins, unset: the host's. */
+  /** The most of one tool result the model reads (switchboard/result-budget.ts); `callOptions.maxResultChars` wins, unset: the host's. */
   maxResultChars?: number | undefined;
 }
 

@@ -38,7 +38,7 @@ export interface TurnContext {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (the run's signal is added). */
   callOptions?: Record<string, unknown> | undefined;
-  /** The result budget of a tool, by its MCP name (result-budget.ts). */
+  /** The result budget of a tool, by its MCP name (switchboard/result-budget.ts). */
   maxResultChars?: ((name: string) => number | undefined) | undefined;
 }
 

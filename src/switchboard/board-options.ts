@@ -4,6 +4,7 @@
  */
 import type { CallToolOptions } from "../client/client.js";
 import type { ClientOptions } from "../client/options.js";
+import { UrlPolicy, type UrlPolicyOptions } from "../auth/url-policy.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
@@ -50,6 +51,13 @@ export interface SwitchboardInit {
    * own `maxResultChars` wins); `callTool` itself still returns the whole result. Default: no limit.
    */
   maxResultChars?: number | undefined;
+  /**
+   * Which URLs the servers may make the client fetch: server URLs, redirects, legacy SSE endpoints,
+   * OAuth metadata and endpoints, checked after DNS and before connecting (auth/url-policy.ts). Unset: the
+   * defaults (loopback allowed; link-local and cloud metadata refused; private ranges refused for URLs
+   * that came from a server).
+   */
+  urlPolicy?: UrlPolicyOptions | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
@@ -74,6 +82,12 @@ export interface ServerStatus {
 export type FromConfigOptions = LoadConfigOptions & Omit<SwitchboardInit, "servers" | "separator">;
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** The client options every server starts from: the board's, with one URL policy for all (checked here). */
+export function clientDefaults(settings: Omit<SwitchboardInit, "servers">): ClientOptions {
+  const given = settings.urlPolicy !== undefined ? new UrlPolicy(settings.urlPolicy) : settings.client?.urlPolicy;
+  return { ...settings.client, urlPolicy: given instanceof UrlPolicy ? given : new UrlPolicy(given ?? {}) };
+}
 
 /** Code entries may carry a transport factory instead of command/url; validation sees a stand-in. */
 export function normalise(init: SwitchboardInit): SwitchboardConfig {

@@ -16,7 +16,10 @@ type Block = CallToolResult["content"][number];
 export function checkMaxResultChars(value: unknown, field: string, server?: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new ConfigError(`expected a whole number of characters >= 1, found ${typeof value === "string" ? JSON.stringify(value) : display(value)}`, { field, server });
+    throw new ConfigError(`expected a whole number of characters >= 1, found ${typeof value === "string" ? JSON.stringify(value) : display(value)}`, {
+      field,
+      server,
+    });
   }
   return value;
 }

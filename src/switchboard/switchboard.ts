@@ -15,6 +15,7 @@ import { supervisorMachine } from "../supervisor/supervisor-machine.js";
 import { definedMembers } from "../util/guards.js";
 import {
   DEFAULT_START_TIMEOUT_MS,
+  clientDefaults,
   normalise,
   statusOf,
   type BoardCallOptions,
@@ -75,10 +76,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (settings.pinTools !== undefined && settings.pinTools !== false)
       this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
     const codeEntries = "options" in init ? {} : init.servers;
+    const client = clientDefaults(settings);
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
-      this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
+      this.runtimes.set(name, new ServerRuntime(runnable, client, this.runtimeHooks));
     }
   }
 
