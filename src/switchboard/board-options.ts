@@ -13,6 +13,7 @@ import type { SwitchboardHooks } from "./hooks.js";
 import type { WhileRestarting } from "./router.js";
 import type { ServerRuntime, ServerState } from "./server-runtime.js";
 import type { PinToolsOption } from "./tool-pins.js";
+import type { PrincipalSettings } from "./principals.js";
 
 /** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
 export type ServerInit = ServerEntryInput & {
@@ -58,6 +59,8 @@ export interface SwitchboardInit {
    * that came from a server).
    */
   urlPolicy?: UrlPolicyOptions | undefined;
+  /** Per-principal clients of remote servers: how many per server, how long idle (principals.ts). */
+  principals?: PrincipalSettings | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
@@ -65,6 +68,8 @@ export interface BoardCallOptions extends CallToolOptions {
   idempotent?: boolean | undefined;
   /** Read by the runners and `runAgent` (from their `callOptions`): this call's result budget for the model. */
   maxResultChars?: number | undefined;
+  /** Whose credentials the call uses (principals.ts); the call then goes on that principal's own client. */
+  principal?: string | undefined;
 }
 
 export interface ServerStatus {

@@ -211,6 +211,18 @@ export const SERVER_FIELDS = fieldTable({
     appliesTo: "remote",
     description: "Remote: OAuth 2.1 for this server, credentials in a token file ({} is enough for a server that registers clients).",
   },
+  /** stdio: every principal may use the one process (a principal's call to it is refused otherwise). */
+  shared: {
+    check: { kind: "boolean" },
+    description:
+      "Principals: every principal may use this server's one connection (stdio has no per-principal credentials; without it a principal's call is refused). Default: false.",
+  },
+  /** Remote, code only: the headers of one principal's requests (principals.ts). */
+  principalHeaders: {
+    check: functionCheck<(principal: string) => Record<string, string> | Promise<Record<string, string>>>(),
+    appliesTo: "remote",
+    description: "Remote, code only: (principal) => headers for that principal's requests (its own token).",
+  },
   /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
   auth: { check: { kind: "auth" }, appliesTo: "remote", description: "Remote, code only: oauth({...}), { token } or a function returning headers." },
 });

@@ -63,6 +63,8 @@ interface ServerEntryCommon {
   maxMessageBytes?: number;
   /** Unset: the board's (result-budget.ts). */
   maxResultChars?: number;
+  /** Principals may use the server's one connection (principals.ts). */
+  shared?: boolean;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {
@@ -79,6 +81,8 @@ export interface RemoteServerEntry extends ServerEntryCommon {
   headers: Record<string, string>;
   oauth?: OAuthConfig;
   auth?: AuthOption;
+  /** Code only: one principal's headers (principals.ts). */
+  principalHeaders?: (principal: string) => Record<string, string> | Promise<Record<string, string>>;
 }
 
 export type ServerEntry = StdioServerEntry | RemoteServerEntry;

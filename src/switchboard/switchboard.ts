@@ -36,6 +36,8 @@ import { StartWait } from "./start-wait.js";
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
 import { checkMaxResultChars } from "./result-budget.js";
+import { checkPrincipal, PrincipalClients } from "./principals.js";
+import { principalView, type PrincipalView } from "./principal-view.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -53,6 +55,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private listsGeneration = 0;
   private readonly pins: ToolPins | undefined;
   private readonly maxResultChars: number | undefined;
+  private readonly principals: PrincipalClients;
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -73,6 +76,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
     this.maxResultChars = checkMaxResultChars(settings.maxResultChars, "maxResultChars");
+    this.principals = new PrincipalClients(settings.principals);
     if (settings.pinTools !== undefined && settings.pinTools !== false)
       this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
     const codeEntries = "options" in init ? {} : init.servers;
@@ -128,6 +132,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         await done;
       }
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
+      await this.principals.close();
       this.removeAllListeners();
     })();
     return this.stopped;
@@ -152,9 +157,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   }
 
   status(): Record<string, ServerStatus> {
-    const status: Record<string, ServerStatus> = {};
-    for (const [name, runtime] of this.runtimes) status[name] = statusOf(runtime);
-    return status;
+    return Object.fromEntries([...this.runtimes].map(([name, runtime]) => [name, statusOf(runtime)]));
   }
 
   // ---- tools -----------------------------------------------------------------------------------------
@@ -181,7 +184,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
-    const known = this.toolIndex.get(name);
+    const known = options?.principal === undefined ? this.toolIndex.get(name) : undefined;
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
     // one lookup and one reaction on the client's promise beyond a bare client's.
@@ -205,7 +208,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
       options.idempotent ?? (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
-    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options), toolName);
+    return this.routed("tools/call", name, args, runtime, idempotent, options, this.principals.sender(toolName, args, options), toolName);
   }
 
   private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
@@ -235,6 +238,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
     this.invalidateLists(runtime.name);
     return true;
+  }
+
+  /** The board as one principal sees it: its credentials, its lists; a host for the runners and runAgent (principal-view.ts). */
+  forPrincipal(principal: string): PrincipalView {
+    return principalView(checkPrincipal(principal), this, () => [...this.runtimes.values()], this.principals, this.pins);
   }
 
   /** What the runners cut a result of `name` to on its way to a model: its server's `maxResultChars`, else the board's. */
@@ -285,14 +293,14 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     runtime: ServerRuntime,
     idempotent: boolean | IdempotenceLookup,
     options: RequestOptions,
-    call: (client: McpClient) => Promise<T>,
+    call: (client: McpClient, server: ServerRuntime) => Promise<T>,
     toolName?: string,
   ): Promise<T> {
     const hooks = this.hooks;
     const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
     const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
     if (hooks.before && (await applyBefore(hooks.before.bind(hooks), context, report)) && toolName)
-      call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
+      call = this.principals.sender(toolName, context.args as Record<string, unknown>, options) as unknown as typeof call;
     const refusal =
       hooks.approve && toolName
         ? await refusalOf(hooks.approve.bind(hooks), {

@@ -124,6 +124,12 @@ export class ToolPins {
     return admitted;
   }
 
+  /** Whether `tool` as listed matches its pin (a principal's own listing is judged, not recorded). */
+  accepts(server: string, tool: Tool): boolean {
+    const pin = this.pins.get(server)?.get(tool.name);
+    return pin === undefined ? !this.holdNew : pin.fingerprint === toolFingerprint(tool);
+  }
+
   isHeld(server: string, tool: string): boolean {
     return this.held.get(server)?.has(tool) === true;
   }
