@@ -37,7 +37,7 @@ export type AddressClass = "loopback" | "private" | "link-local" | "metadata" | 
 /** Resolves when `url` may be fetched; rejects with a ConfigError ("config") or TransportError ("server"). */
 export type UrlCheck = (url: URL, origin: UrlOrigin) => Promise<void>;
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 /** The shape node:net and undici call a `lookup` with. */
 export type LookupFunction = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
 
