@@ -45,7 +45,8 @@ export function checkPrincipal(principal: unknown): string {
 export function principalStore(store: TokenStore, principal: string): TokenStore {
   const key = (server: string) => `${server}#principal=${encodeURIComponent(principal)}`;
   return {
-    ...(store.id !== undefined ? { id: store.id } : {}),
+    // Another id: stores with one id share their sessions (src/auth/session.ts), and so their tokens.
+    ...(store.id !== undefined ? { id: `${store.id}#principal=${encodeURIComponent(principal)}` } : {}),
     get: (server, issuer) => store.get(key(server), issuer),
     update: (server, issuer, change) => store.update(key(server), issuer, change),
     delete: (server, issuer) => store.delete(key(server), issuer),

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, Switchboard, memoryPair, memoryTokenStore, runAgent, type AgentModel, type SwitchboardInit } from "../../src/index.js";
+import { ConfigError, Switchboard, memoryPair, memoryTokenStore, oauth, runAgent, type AgentModel, type SwitchboardInit } from "../../src/index.js";
 import { principalStore } from "../../src/switchboard/principals.js";
 import { toSdkTransport } from "../helpers/sdk-bridge.js";
 
@@ -162,5 +162,29 @@ describe("principals", () => {
     expect(await store.get(server, "https://as.example.com")).toBeUndefined();
     expect(await bob.issuers(server)).toEqual([]);
     expect(await alice.issuers(server)).toEqual(["https://as.example.com"]);
+  });
+});
+
+describe("principals with OAuth", () => {
+  it("each principal authorizes for itself: its own tokens in the one store, the board's own untouched", async () => {
+    const { startProtectedPair, MACHINE_CLIENT } = await import("../auth/fixtures/setup.js");
+    const track = <T extends { close(): Promise<unknown> }>(item: T): T => (opened.push({ close: async () => void (await item.close()) }), item);
+    const { as, mcp } = await startProtectedPair(track);
+    const store = memoryTokenStore();
+    const auth = oauth({ store, grant: "client_credentials", clientId: "machine", clientSecret: MACHINE_CLIENT.client_secret });
+    const board = new Switchboard({ servers: { api: { url: mcp.url, auth } }, client: { protocol: "legacy" } });
+    opened.push(board);
+    await board.start();
+    expect(board.status().api.state).toBe("up");
+    expect(as.grants).toHaveLength(1); // the board's own connection
+    for (const principal of ["alice", "bob", "alice"]) {
+      expect((await board.callTool("api__echo", { text: principal }, { principal })).content).toEqual([{ type: "text", text: principal }]);
+    }
+    expect(as.grants).toHaveLength(3); // one more per principal, none for alice's second call
+    const server = new URL(mcp.url).href;
+    const tokenOf = async (key: string) => (await store.get(key, (await store.issuers(key))[0]))?.tokens?.accessToken;
+    const [own, alice, bob] = await Promise.all([tokenOf(server), tokenOf(`${server}#principal=alice`), tokenOf(`${server}#principal=bob`)]);
+    expect(new Set([own, alice, bob]).size).toBe(3);
+    expect(principalStore(store, "alice").id).not.toBe(store.id);
   });
 });
