@@ -1,5 +1,6 @@
 import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
 import type { Instrumentation } from "../connection/instrumentation.js";
+import type { UrlPolicy, UrlPolicyOptions } from "../auth/url-policy.js";
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root } from "./types.js";
 
 /** Options of `connect()`. */
@@ -64,6 +65,12 @@ export interface ClientOptions {
    * request with `MessageTooLargeError`. Ignored for a `Transport` object (give it to its constructor).
    */
   maxMessageBytes?: number | undefined;
+  /**
+   * Which URLs the client may fetch: the server's, its redirects, its OAuth metadata and endpoints,
+   * checked after DNS and before connecting (auth/url-policy.ts). Unset: the defaults (loopback allowed,
+   * link-local and cloud metadata refused, private ranges refused for URLs that came from a server).
+   */
+  urlPolicy?: UrlPolicyOptions | UrlPolicy | undefined;
   /**
    * Spans and metrics for every request, per the MCP semantic conventions: `otelInstrumentation()` from
    * `mcp-switchboard/telemetry`, or your own `Instrumentation`. Off by default, and free then. See
