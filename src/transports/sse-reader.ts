@@ -5,7 +5,7 @@
  * cursor (`Last-Event-ID`) after the server's `retry` (clamped) or the backoff, for a bounded number of
  * attempts without progress.
  */
-import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import type { MessageTooLargeError } from "../jsonrpc/errors.js";
 import { FramingError } from "../framing/errors.js";
 import { OversizeFrameError } from "../framing/oversize.js";
@@ -50,6 +50,9 @@ export class StreamCursor {
   }
 }
 
+/** What the reader needs of a response: its body, and whether it came whole (our HttpResponse, or a node:http one). */
+export type EventStreamBody = Readable & { readonly complete: boolean };
+
 export interface ResumableReadOptions {
   cursor: StreamCursor;
   maxMessageBytes: number;
@@ -65,7 +68,7 @@ export interface ResumableReadOptions {
   /** Whether an oversize event ends the stream (a POST's reply: its request fails) or is skipped. */
   oversizeEndsStream: boolean;
   /** Re-opens the stream from the cursor; undefined when the server no longer offers it. */
-  reopen(cursor: StreamCursor): Promise<IncomingMessage | undefined>;
+  reopen(cursor: StreamCursor): Promise<EventStreamBody | undefined>;
   /** False once the stream's job is done (answered, abandoned, closed): stop without an error. */
   live(): boolean;
   /** A decoded JSON value from a `message` event. */
@@ -86,9 +89,9 @@ export type StreamEnd =
   | { kind: "oversize"; error: MessageTooLargeError };
 
 /** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
-export async function readResumable(first: IncomingMessage, options: ResumableReadOptions): Promise<StreamEnd> {
+export async function readResumable(first: EventStreamBody, options: ResumableReadOptions): Promise<StreamEnd> {
   const { cursor } = options;
-  let response: IncomingMessage | undefined = first;
+  let response: EventStreamBody | undefined = first;
   let attempts = 0;
   let cause: Error | undefined;
   for (;;) {
@@ -128,7 +131,7 @@ interface ReadOutcome {
 }
 
 /** Reads one response to its end (or to an oversize event that ends it). */
-function readOnce(response: IncomingMessage, options: ResumableReadOptions): Promise<ReadOutcome> {
+function readOnce(response: EventStreamBody, options: ResumableReadOptions): Promise<ReadOutcome> {
   const { cursor } = options;
   const outcome: ReadOutcome = { progressed: false };
   const opened = performance.now();
