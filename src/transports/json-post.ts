@@ -16,6 +16,8 @@ import { requestFailure, unusableJsonAnswer, type HttpRequestOptions, type HttpR
 import type { Exchanges } from "./exchanges.js";
 import type { HttpSession } from "./http-session.js";
 import { messageTooLarge } from "./message-limit.js";
+import { answers } from "./deliver.js";
+import { EventRead, StreamCursor, type EventReadOptions } from "./sse-reader.js";
 import { Exchange, ExchangeAbortedError, firstValue, type HttpHeaders } from "./undici-exchange.js";
 
 /** What the fast path needs of its transport. */
@@ -31,8 +33,14 @@ export interface PostHost {
   readonly session: HttpSession;
   /** Delivers a JSON body's messages; says what is wrong when it holds no response to `id`. */
   deliverJson(body: string, id: JsonRpcId): string | undefined;
-  /** Everything but a 200 with JSON: the transport's general handling of a POST's reply. */
+  /** Everything but a 200 with JSON or events: the transport's general handling of a POST's reply. */
   answer(response: HttpResponse, id: JsonRpcId, request: HttpRequestOptions, resumable: boolean): Promise<void>;
+  /** What its event streams share: the limit, how to warn, the oversize error (sse-reader.ts). */
+  eventSettings(): Pick<EventReadOptions, "maxMessageBytes" | "maxRetryMs" | "warn" | "tooLarge">;
+  /** Delivers one event's value; true when it was a JSON-RPC message. */
+  deliverEvent(value: unknown): boolean;
+  /** An event stream read to its end that did not finish its job: resumes it, or fails with why not. */
+  resumeReply(read: EventRead, id: JsonRpcId, resumable: boolean, answered: boolean): Promise<void>;
 }
 
 /**
@@ -45,7 +53,7 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
     const shared = host.session.postHeaders();
     // The shared headers go as they are: undici copies what it sends, and sets Host and Content-Length.
     const headers = extra === undefined ? shared : { ...shared, ...extra };
-    const post = new JsonPost(host, id, url, resolve, reject, (response) => {
+    const post = new JsonPost(host, id, url, resumable, resolve, reject, (response) => {
       const sent: HttpRequestOptions = { method: "POST", url, headers, body, pool: host.pool, onRequest: (next) => host.exchanges.keep(id, next) };
       host.answer(response, id, sent, resumable).then(
         () => (host.exchanges.finish(id), resolve()),
@@ -57,18 +65,26 @@ export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: 
   });
 }
 
-/** The handler of one POST: collects a 200 JSON body, streams any other reply to `other`. */
+/**
+ * The handler of one POST: collects a 200 JSON body, decodes a 200 event stream as it comes (its
+ * events are delivered at once; one that ends before its response goes on to `PostHost.resumeReply`),
+ * and streams any other reply to `other`.
+ */
 class JsonPost extends Exchange {
   private first: Buffer | undefined;
   private more: Buffer[] | undefined;
   private bytes = 0;
   /** The body is being collected: a failure now is a body broken off, not a request that never went. */
   private collecting = false;
+  /** A 200 event stream's decoder, and whether it delivered the response to `id`. */
+  private events: EventRead | undefined;
+  private answered = false;
 
   constructor(
     private readonly host: PostHost,
     private readonly id: JsonRpcId,
     private readonly url: URL,
+    private readonly resumable: boolean,
     private readonly resolve: () => void,
     private readonly reject: (error: unknown) => void,
     other: (response: HttpResponse) => void,
@@ -78,7 +94,9 @@ class JsonPost extends Exchange {
 
   protected override headers(statusCode: number, headers: HttpHeaders): boolean {
     const type = firstValue(headers, "content-type");
-    if (statusCode !== 200 || type === undefined || !type.includes("application/json")) return true;
+    if (statusCode !== 200 || type === undefined) return true;
+    if (type.includes("text/event-stream")) return this.eventStream(headers);
+    if (!type.includes("application/json")) return true;
     this.host.session.capture({ headers });
     this.collecting = true;
     const declared = Number(firstValue(headers, "content-length"));
@@ -86,7 +104,34 @@ class JsonPost extends Exchange {
     return false;
   }
 
+  private eventStream(headers: HttpHeaders): false {
+    const { host, id } = this;
+    host.session.capture({ headers });
+    const deliver = (value: unknown) => {
+      if (host.deliverEvent(value) && answers(value, id)) this.answered = true;
+    };
+    const options = { ...host.eventSettings(), cursor: new StreamCursor(), oversizeEndsStream: true, deliver };
+    this.events = new EventRead(options, () => this.abort(new ExchangeAbortedError("an event over the limit")));
+    return false;
+  }
+
+  /** The event stream ended (`broken`: it broke off): done when it answered, else resumed or failed by the transport. */
+  private eventsEnded(events: EventRead, broken: Error | undefined): void {
+    this.ended = true;
+    const { host, id } = this;
+    const outcome = events.finish(broken);
+    if (this.answered && outcome.oversize === undefined) {
+      host.exchanges.finish(id);
+      return this.resolve();
+    }
+    host.resumeReply(events, id, this.resumable, this.answered).then(
+      () => (host.exchanges.finish(id), this.resolve()),
+      (error: unknown) => (host.exchanges.finish(id), this.reject(error)),
+    );
+  }
+
   protected override data(chunk: Buffer): void {
+    if (this.events !== undefined) return this.events.push(chunk);
     if (this.ended) return;
     this.bytes += chunk.length;
     if (this.bytes > this.host.maxMessageBytes) this.tooLarge(this.bytes);
@@ -103,6 +148,7 @@ class JsonPost extends Exchange {
   }
 
   protected override done(): void {
+    if (this.events !== undefined) return this.eventsEnded(this.events, undefined);
     if (this.ended) return;
     this.ended = true;
     const { host, id, url, first, more } = this;
@@ -115,6 +161,7 @@ class JsonPost extends Exchange {
   }
 
   private failed(error: Error): void {
+    if (this.events !== undefined) return this.eventsEnded(this.events, error);
     const { host, id, url } = this;
     host.exchanges.finish(id);
     if (error instanceof TransportError) return this.reject(error);

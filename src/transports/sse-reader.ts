@@ -88,18 +88,23 @@ export type StreamEnd =
   | { kind: "lost"; why: string; cause?: Error | undefined }
   | { kind: "oversize"; error: MessageTooLargeError };
 
-/** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
-export async function readResumable(first: EventStreamBody, options: ResumableReadOptions): Promise<StreamEnd> {
+/**
+ * Reads `first` and its re-openings until the stream's job is done or it cannot go on. `first` may be
+ * a response already read to its end (an `EventRead` fed by json-post.ts's handler).
+ */
+export async function readResumable(first: EventStreamBody | EventRead, options: ResumableReadOptions): Promise<StreamEnd> {
   const { cursor } = options;
-  let response: EventStreamBody | undefined = first;
+  let read: ReadOutcome | undefined = first instanceof EventRead ? first.outcome : undefined;
+  let response: EventStreamBody | undefined = first instanceof EventRead ? undefined : first;
   let attempts = 0;
   let cause: Error | undefined;
   for (;;) {
-    if (response !== undefined) {
-      const outcome = await readOnce(response, options);
-      if (outcome.oversize) return { kind: "oversize", error: outcome.oversize };
-      if (outcome.progressed) attempts = 0;
-      cause = outcome.broken;
+    if (response !== undefined) read = await readOnce(response, options);
+    if (read !== undefined) {
+      if (read.oversize) return { kind: "oversize", error: read.oversize };
+      if (read.progressed) attempts = 0;
+      cause = read.broken;
+      read = undefined;
     }
     if (!options.live()) return { kind: "done" };
     if (!options.resumable) return { kind: "lost", why: "this protocol era has no resumable streams", cause };
@@ -122,7 +127,7 @@ export async function readResumable(first: EventStreamBody, options: ResumableRe
   }
 }
 
-interface ReadOutcome {
+export interface ReadOutcome {
   /** Set when the stream broke (rather than ended). */
   broken?: Error;
   /** At least one event arrived, or the stream stayed open a while. */
@@ -130,42 +135,68 @@ interface ReadOutcome {
   oversize?: MessageTooLargeError;
 }
 
+/** What decoding one response's events needs. */
+export type EventReadOptions = Pick<ResumableReadOptions, "cursor" | "maxMessageBytes" | "maxRetryMs" | "oversizeEndsStream" | "deliver" | "warn" | "tooLarge">;
+
+/**
+ * The events of one response, decoded as its chunks come: from a stream (readOnce), or straight from
+ * undici's handler (json-post.ts, a POST's SSE reply, with no stream in between). `stop` drops the
+ * response (an oversize event that ends it).
+ */
+export class EventRead {
+  readonly outcome: ReadOutcome = { progressed: false };
+  private readonly decoder: SseDecoder;
+  private readonly opened = performance.now();
+
+  /** Where the stream stands (the reader goes on from it when the response ends before its job is done). */
+  readonly cursor: StreamCursor;
+
+  constructor(options: EventReadOptions, stop: () => void) {
+    const cursor = (this.cursor = options.cursor);
+    const outcome = this.outcome;
+    this.decoder = new SseDecoder({
+      maxMessageBytes: options.maxMessageBytes,
+      onEvent: (event) => {
+        outcome.progressed = true;
+        if (event.id !== undefined && !acceptId(cursor, event.id, options)) return;
+        if (event.event !== undefined && event.event !== "message") return;
+        if (event.data === "") return; // a priming event: an id to resume from, no message
+        const parsed = parseEventData(event);
+        if (parsed.ok) options.deliver(parsed.value);
+        else options.warn(parsed.error);
+      },
+      onRetry: (ms) => {
+        cursor.retryMs = clamp(ms, MIN_RETRY_MS, options.maxRetryMs, options.maxRetryMs);
+      },
+      onError: (error) => {
+        if (!(error instanceof OversizeFrameError)) return options.warn(error);
+        const failure = options.tooLarge(error);
+        if (!options.oversizeEndsStream) return options.warn(failure);
+        outcome.oversize ??= failure;
+        stop();
+      },
+    });
+  }
+
+  push(chunk: Buffer): void {
+    if (this.outcome.oversize === undefined) this.decoder.push(chunk);
+  }
+
+  /** The response ended (`broken` says why when it broke off). */
+  finish(broken?: Error): ReadOutcome {
+    const { outcome } = this;
+    if (performance.now() - this.opened >= HEALTHY_STREAM_MS) outcome.progressed = true;
+    if (broken !== undefined && outcome.broken === undefined && outcome.oversize === undefined) outcome.broken = broken;
+    return outcome;
+  }
+}
+
 /** Reads one response to its end (or to an oversize event that ends it). */
 function readOnce(response: EventStreamBody, options: ResumableReadOptions): Promise<ReadOutcome> {
-  const { cursor } = options;
-  const outcome: ReadOutcome = { progressed: false };
-  const opened = performance.now();
-  const decoder = new SseDecoder({
-    maxMessageBytes: options.maxMessageBytes,
-    onEvent: (event) => {
-      outcome.progressed = true;
-      if (event.id !== undefined && !acceptId(cursor, event.id, options)) return;
-      if (event.event !== undefined && event.event !== "message") return;
-      if (event.data === "") return; // a priming event: an id to resume from, no message
-      const parsed = parseEventData(event);
-      if (parsed.ok) options.deliver(parsed.value);
-      else options.warn(parsed.error);
-    },
-    onRetry: (ms) => {
-      cursor.retryMs = clamp(ms, MIN_RETRY_MS, options.maxRetryMs, options.maxRetryMs);
-    },
-    onError: (error) => {
-      if (!(error instanceof OversizeFrameError)) return options.warn(error);
-      const failure = options.tooLarge(error);
-      if (!options.oversizeEndsStream) return options.warn(failure);
-      outcome.oversize ??= failure;
-      response.destroy();
-    },
-  });
+  const read = new EventRead(options, () => response.destroy());
   return new Promise<ReadOutcome>((resolve) => {
-    const done = (broken?: Error) => {
-      if (performance.now() - opened >= HEALTHY_STREAM_MS) outcome.progressed = true;
-      if (broken !== undefined && outcome.broken === undefined && outcome.oversize === undefined) outcome.broken = broken;
-      resolve(outcome);
-    };
-    response.on("data", (chunk: Buffer) => {
-      if (outcome.oversize === undefined) decoder.push(chunk);
-    });
+    const done = (broken?: Error) => resolve(read.finish(broken));
+    response.on("data", (chunk: Buffer) => read.push(chunk));
     response.once("end", () => done());
     response.once("error", (error) => done(error));
     response.once("aborted", () => done(new Error("connection lost")));
@@ -174,7 +205,7 @@ function readOnce(response: EventStreamBody, options: ResumableReadOptions): Pro
 }
 
 /** The SSE rules for an event id: empty resets the cursor; one seen before is a replay (false). */
-function acceptId(cursor: StreamCursor, id: string, options: ResumableReadOptions): boolean {
+function acceptId(cursor: StreamCursor, id: string, options: Pick<ResumableReadOptions, "warn">): boolean {
   if (id === "") {
     cursor.lastEventId = undefined;
     return true;

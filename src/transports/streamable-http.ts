@@ -8,7 +8,7 @@
  * DELETE on close. Event streams, a POST's reply and the standalone GET stream, are read by one
  * resumable reader (`sse-reader.ts`). Every request's exchange is kept by its JSON-RPC id, so one that
  * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
- * keep-alive pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
+ * pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
 import type { Pool } from "undici";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
@@ -39,7 +39,7 @@ import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
 import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
-import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type ResumableReadOptions } from "./sse-reader.js";
+import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type EventRead, type ResumableReadOptions } from "./sse-reader.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";
@@ -99,6 +99,9 @@ export class StreamableHttpTransport implements Transport {
       session: this.session,
       deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
       answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
+      eventSettings: () => this.streamSettings(this.closeSignal.signal),
+      deliverEvent: this.deliver,
+      resumeReply: (read, id, resumable, answered) => this.readPostStream(read, id, resumable, this.closeSignal.signal, answered),
     };
   }
 
@@ -242,12 +245,11 @@ export class StreamableHttpTransport implements Transport {
     this.endpoint = url;
   };
 
-  /** Reads a POST's SSE reply; resumes it if it breaks before the response it carries. */
-  private async readPostStream(first: HttpResponse, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal): Promise<void> {
-    let answered = false;
+  /** Reads a POST's SSE reply (or what is left to do after json-post.ts read it); resumes it if it breaks before its response. */
+  private async readPostStream(first: HttpResponse | EventRead, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, answered = false) {
     const end = await readResumable(first, {
       ...this.streamSettings(signal),
-      cursor: new StreamCursor(),
+      cursor: "cursor" in first ? first.cursor : new StreamCursor(),
       resumable,
       reopenWithoutCursor: false,
       oversizeEndsStream: true,
@@ -299,9 +301,7 @@ export class StreamableHttpTransport implements Transport {
   }
   private shared: StreamSettings | undefined;
 
-  private deliver(value: unknown): boolean {
-    return deliver(this.sink, value, this.endpoint.href);
-  }
+  private readonly deliver = (value: unknown): boolean => deliver(this.sink, value, this.endpoint.href);
 
   /**
    * Opens the standalone GET stream for server-initiated messages (2025 era). Resolves false when the
