@@ -17,8 +17,8 @@ import type { Exchanges } from "./exchanges.js";
 import type { HttpSession } from "./http-session.js";
 import { messageTooLarge } from "./message-limit.js";
 import { answers } from "./deliver.js";
-import { EventRead, StreamCursor, type EventReadOptions } from "./sse-reader.js";
-import { Exchange, ExchangeAbortedError, firstValue, type HttpHeaders } from "./undici-exchange.js";
+import { EventRead, StreamCursor, type EventSettings } from "./sse-reader.js";
+import { Exchange, ExchangeAbortedError, firstValue, replyHeaders, type HttpHeaders } from "./undici-exchange.js";
 
 /** What the fast path needs of its transport. */
 export interface PostHost {
@@ -36,7 +36,7 @@ export interface PostHost {
   /** Everything but a 200 with JSON or events: the transport's general handling of a POST's reply. */
   answer(response: HttpResponse, id: JsonRpcId, request: HttpRequestOptions, resumable: boolean): Promise<void>;
   /** What its event streams share: the limit, how to warn, the oversize error (sse-reader.ts). */
-  eventSettings(): Pick<EventReadOptions, "maxMessageBytes" | "maxRetryMs" | "warn" | "tooLarge">;
+  eventSettings(): EventSettings;
   /** Delivers one event's value; true when it was a JSON-RPC message. */
   deliverEvent(value: unknown): boolean;
   /** An event stream read to its end that did not finish its job: resumes it, or fails with why not. */
@@ -92,9 +92,11 @@ class JsonPost extends Exchange {
     super(other, (error) => this.failed(error));
   }
 
-  protected override headers(statusCode: number, headers: HttpHeaders): boolean {
+  protected override headers(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode !== 200) return true;
+    const headers = replyHeaders(rawHeaders);
     const type = firstValue(headers, "content-type");
-    if (statusCode !== 200 || type === undefined) return true;
+    if (type === undefined) return true;
     if (type.includes("text/event-stream")) return this.eventStream(headers);
     if (!type.includes("application/json")) return true;
     this.host.session.capture({ headers });
@@ -110,8 +112,7 @@ class JsonPost extends Exchange {
     const deliver = (value: unknown) => {
       if (host.deliverEvent(value) && answers(value, id)) this.answered = true;
     };
-    const options = { ...host.eventSettings(), cursor: new StreamCursor(), oversizeEndsStream: true, deliver };
-    this.events = new EventRead(options, () => this.abort(new ExchangeAbortedError("an event over the limit")));
+    this.events = new EventRead(host.eventSettings(), new StreamCursor(), true, deliver, () => this.abort(new ExchangeAbortedError("an event over the limit")));
     return false;
   }
 

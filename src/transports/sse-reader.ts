@@ -135,8 +135,8 @@ export interface ReadOutcome {
   oversize?: MessageTooLargeError;
 }
 
-/** What decoding one response's events needs. */
-export type EventReadOptions = Pick<ResumableReadOptions, "cursor" | "maxMessageBytes" | "maxRetryMs" | "oversizeEndsStream" | "deliver" | "warn" | "tooLarge">;
+/** What decoding every response of a transport shares. */
+export type EventSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxRetryMs" | "warn" | "tooLarge">;
 
 /**
  * The events of one response, decoded as its chunks come: from a stream (readOnce), or straight from
@@ -151,8 +151,9 @@ export class EventRead {
   /** Where the stream stands (the reader goes on from it when the response ends before its job is done). */
   readonly cursor: StreamCursor;
 
-  constructor(options: EventReadOptions, stop: () => void) {
-    const cursor = (this.cursor = options.cursor);
+  /** `oversizeEndsStream`: an event over the limit ends the stream (`stop`), or is skipped with a warning. */
+  constructor(options: EventSettings, cursor: StreamCursor, oversizeEndsStream: boolean, deliver: (value: unknown) => void, stop: () => void) {
+    this.cursor = cursor;
     const outcome = this.outcome;
     this.decoder = new SseDecoder({
       maxMessageBytes: options.maxMessageBytes,
@@ -162,7 +163,7 @@ export class EventRead {
         if (event.event !== undefined && event.event !== "message") return;
         if (event.data === "") return; // a priming event: an id to resume from, no message
         const parsed = parseEventData(event);
-        if (parsed.ok) options.deliver(parsed.value);
+        if (parsed.ok) deliver(parsed.value);
         else options.warn(parsed.error);
       },
       onRetry: (ms) => {
@@ -171,7 +172,7 @@ export class EventRead {
       onError: (error) => {
         if (!(error instanceof OversizeFrameError)) return options.warn(error);
         const failure = options.tooLarge(error);
-        if (!options.oversizeEndsStream) return options.warn(failure);
+        if (!oversizeEndsStream) return options.warn(failure);
         outcome.oversize ??= failure;
         stop();
       },
@@ -193,7 +194,7 @@ export class EventRead {
 
 /** Reads one response to its end (or to an oversize event that ends it). */
 function readOnce(response: EventStreamBody, options: ResumableReadOptions): Promise<ReadOutcome> {
-  const read = new EventRead(options, () => response.destroy());
+  const read = new EventRead(options, options.cursor, options.oversizeEndsStream, (value) => options.deliver(value), () => response.destroy());
   return new Promise<ReadOutcome>((resolve) => {
     const done = (broken?: Error) => resolve(read.finish(broken));
     response.on("data", (chunk: Buffer) => read.push(chunk));

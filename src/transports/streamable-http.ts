@@ -99,7 +99,7 @@ export class StreamableHttpTransport implements Transport {
       session: this.session,
       deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
       answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
-      eventSettings: () => this.streamSettings(this.closeSignal.signal),
+      eventSettings: () => this.shared ?? this.streamSettings(this.closeSignal.signal),
       deliverEvent: this.deliver,
       resumeReply: (read, id, resumable, answered) => this.readPostStream(read, id, resumable, this.closeSignal.signal, answered),
     };
