@@ -194,7 +194,13 @@ export class EventRead {
 
 /** Reads one response to its end (or to an oversize event that ends it). */
 function readOnce(response: EventStreamBody, options: ResumableReadOptions): Promise<ReadOutcome> {
-  const read = new EventRead(options, options.cursor, options.oversizeEndsStream, (value) => options.deliver(value), () => response.destroy());
+  const read = new EventRead(
+    options,
+    options.cursor,
+    options.oversizeEndsStream,
+    (value) => options.deliver(value),
+    () => response.destroy(),
+  );
   return new Promise<ReadOutcome>((resolve) => {
     const done = (broken?: Error) => resolve(read.finish(broken));
     response.on("data", (chunk: Buffer) => read.push(chunk));
