@@ -9,6 +9,7 @@ import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
+import type { BoardFleet } from "./fleet-seam.js";
 import type { WhileRestarting } from "./router.js";
 import type { ServerState } from "./server-runtime.js";
 
@@ -39,6 +40,11 @@ export interface SwitchboardInit {
    * down, or after this long. Default 30000.
    */
   startTimeoutMs?: number | undefined;
+  /**
+   * Share credentials, limits, breaker decisions and lists with other processes: `redisFleet(...)`
+   * from "mcp-switchboard/fleet". `fromConfig` builds one from the config's `fleet` when this is unset.
+   */
+  fleet?: BoardFleet | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {

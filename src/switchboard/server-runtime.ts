@@ -19,6 +19,7 @@ import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
+import type { FleetGate } from "./fleet-seam.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -43,6 +44,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
+  /** The fleet's permits, pause and breaker decision for this server (board-fleet.ts); undefined without. */
+  fleetGate: FleetGate | undefined;
   /** Made when first needed (a failure, the router): a server that never fails never has one. */
   private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
@@ -105,6 +108,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
     if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
+    if (this.fleetGate !== undefined) return undefined;
     return this.client;
   }
 
@@ -131,6 +135,25 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.limiter.leave();
     this.breaker.onFailure(error);
     throw withServer(error, this.name);
+  }
+
+  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit when it has a gate. */
+  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    const gate = this.fleetGate;
+    if (gate === undefined) return this.limiter.run(fn, { signal });
+    return this.limiter.run(async () => {
+      const release = await gate.acquire(signal);
+      try {
+        const result = await fn();
+        gate.report(undefined);
+        return result;
+      } catch (error) {
+        gate.report(error);
+        throw error;
+      } finally {
+        release();
+      }
+    }, { signal });
   }
 
   // ---- what its ServerTools asks --------------------------------------------------------------------

@@ -31,6 +31,7 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { attachFleet, fleetFor, withFleetStore } from "./board-fleet.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -46,11 +47,12 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  private readonly leaveFleet: (() => Promise<void>) | undefined;
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
     const config = await loadConfig(source, options);
-    return new Switchboard(config, options);
+    return new Switchboard(config, { ...options, fleet: await fleetFor(config, options.fleet) });
   }
 
   constructor(init: SwitchboardInit | SwitchboardConfig, extra: Omit<SwitchboardInit, "servers" | "separator"> = {}) {
@@ -68,9 +70,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
-      const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
       this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
     }
+    this.leaveFleet = settings.fleet && attachFleet(settings.fleet, this.runtimes.values(), (event) => this.emit("fleet", event));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------------
@@ -117,6 +120,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         await done;
       }
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
+      await this.leaveFleet?.();
       this.removeAllListeners();
     })();
     return this.stopped;
