@@ -79,6 +79,8 @@ export function redisTokenStore(link: FleetLink): TokenStore {
   };
 
   const orLocal = async <T>(work: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => {
+    // A process that just started asks Redis, not its empty memory, unless Redis is found away.
+    if (!link.isSettled) await link.settled;
     if (!link.healthy) return fallback();
     try {
       return await work();
