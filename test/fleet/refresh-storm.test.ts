@@ -4,12 +4,12 @@
  * back, with access tokens of 300 ms. With the fleet, one refresh per token lifetime for the whole
  * fleet and none refused; without it, the same run shows the race (the test can fail).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet } from "../../src/fleet/index.js";
 import { canonicalServerUri } from "../../src/auth/discovery.js";
 import type { StoredAuth } from "../../src/auth/token-store.js";
+import { startWorker } from "../helpers/workers.js";
 import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
 import { CLIENT, startRotatingServer, type RotatingServer } from "../fixtures/fleet/rotating-server.js";
 
@@ -17,41 +17,6 @@ const worker = fileURLToPath(new URL("../fixtures/fleet/storm-worker.ts", import
 const WORKERS = 8;
 const CALLS = 150;
 const TTL_MS = 300;
-
-interface Outcome {
-  ok: number;
-  failed: number;
-  errors: string[];
-  events: string[];
-  fleetEvents: string[];
-}
-
-export interface Worker {
-  child: ChildProcess;
-  ready: Promise<void>;
-  done: Promise<Outcome | undefined>;
-}
-
-/** Starts a worker; `done` is its last JSON line, or undefined if it was killed. */
-export function startWorker(script: string, env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-  let text = "";
-  let markReady!: () => void;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (chunk: string) => {
-    text += chunk;
-    if (text.includes('"ready":true')) markReady();
-  });
-  const done = new Promise<Outcome | undefined>((resolve) =>
-    child.once("exit", () => {
-      markReady();
-      const last = text.trim().split("\n").at(-1);
-      resolve(last && !last.includes('"ready"') ? (JSON.parse(last) as Outcome) : undefined);
-    }),
-  );
-  return { child, ready, done };
-}
 
 function seedOf(rotating: RotatingServer): { server: string; issuer: string; auth: StoredAuth } {
   const login = rotating.login();
