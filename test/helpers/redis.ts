@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect, createServer, type AddressInfo } from "node:net";
 
 export const redisAvailable = process.env.REDIS_URL !== undefined || spawnSync("redis-server", ["--version"]).status === 0;
 export const INSTALL_REDIS = "fleet tests need Redis: apt-get install redis-server (or set REDIS_URL)";
@@ -22,7 +23,9 @@ export interface TestRedis {
   restart(): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `tcp`: a private server on a 127.0.0.1 port with this password instead of a unix socket (never REDIS_URL). */
+export async function startRedis(tcp?: { password: string }): Promise<TestRedis> {
+  if (tcp !== undefined) return startTcpRedis(tcp.password);
   if (process.env.REDIS_URL !== undefined) {
     return { url: process.env.REDIS_URL, process: undefined, stop: async () => {}, kill: notOwned, restart: notOwned };
   }
@@ -65,4 +68,45 @@ export async function startRedis(): Promise<TestRedis> {
 
 async function notOwned(): Promise<void> {
   throw new Error("REDIS_URL points at a Redis this test does not own: it cannot kill it");
+}
+
+async function startTcpRedis(password: string): Promise<TestRedis> {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--requirepass", password, "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const deadline = Date.now() + 10_000;
+  while (!(await answers(port))) {
+    if (Date.now() > deadline) throw new Error("redis-server did not listen within 10 s");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return { url: `redis://:${password}@127.0.0.1:${port}`, process: child, stop, kill: stop, restart: notOwned };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
