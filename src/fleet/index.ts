@@ -11,6 +11,7 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import type { BoardFleet, FleetEvent, FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { RedisGate } from "./gate.js";
 import { FleetLink } from "./link.js";
+import { FleetLists } from "./lists.js";
 import { redisTokenStore } from "./token-store.js";
 import { checkRedisUrl, maskedUrl } from "./url.js";
 
@@ -27,6 +28,8 @@ export interface RedisFleet extends BoardFleet {
   readonly healthy: boolean;
   /** Live members when last seen. */
   readonly members: number;
+  /** The tool list a member last listed for `server` (undefined: none kept, or Redis away). */
+  keptTools(server: string): Promise<unknown[] | undefined>;
   /** Resolves once Redis answered or was found unreachable, the first time. */
   ready(): Promise<void>;
 }
@@ -41,6 +44,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
       ? new FleetLink({ client: source.client, shown: "(the given client)" }, prefix)
       : new FleetLink({ url: checkRedisUrl((source as { url: unknown }).url), shown: maskedUrl((source as { url: string }).url) }, prefix);
   let store: TokenStore | undefined;
+  let lists: FleetLists | undefined;
   const gates = new Map<string, RedisGate>();
   return {
     prefix,
@@ -61,10 +65,16 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
       if (gate === undefined) gates.set(server, (gate = new RedisGate(link, server, limits, circuit)));
       return gate;
     },
+    lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link)).watch(server, onRemoteChange),
+    /** The tool list a member of the fleet last listed for `server` (undefined: none kept, or Redis away). */
+    keptTools: (server: string) => (lists ??= new FleetLists(link)).tools(server),
     onEvent(listener: (event: FleetEvent) => void) {
       link.on("event", listener);
       return () => void link.off("event", listener);
     },
-    close: () => link.close(),
+    close: () => {
+      lists?.close();
+      return link.close();
+    },
   };
 }

@@ -36,6 +36,7 @@ export function withFleetStore(entry: RunnableEntry, fleet: BoardFleet | undefin
 /** Gates for the servers with a `fleet` object, events relayed; resolves the returned detach on stop. */
 export function attachFleet(fleet: BoardFleet, runtimes: Iterable<ServerRuntime>, emit: (event: FleetEvent) => void): () => Promise<void> {
   for (const runtime of runtimes) {
+    runtime.fleetLists = fleet.lists(runtime.name, () => runtime.relist());
     const limits = runtime.entry.fleet;
     if (limits !== undefined) runtime.fleetGate = fleet.gate(runtime.name, limits, runtime.entry.circuit);
   }

@@ -40,12 +40,22 @@ export interface FleetGate {
   report(error: unknown): void;
 }
 
+/** One server's lists across the fleet: what this member tells the others. */
+export interface FleetListSync {
+  /** The server said a list changed (list_changed): every member lists again. */
+  changed(): void;
+  /** This member listed the server's tools: kept for the others. */
+  listed(tools: readonly unknown[]): void;
+}
+
 /** The fleet as a board uses it (`redisFleet()` from "mcp-switchboard/fleet" is one). */
 export interface BoardFleet {
   /** The credentials store OAuth entries without a store of their own use. */
   tokenStore(): TokenStore;
   /** The gate of one server; undefined when its entry sets no fleet limits. */
   gate(server: string, limits: FleetLimits, circuit: { failureThreshold: number; cooldownMs: number }): FleetGate | undefined;
+  /** Shares a server's list changes; `onRemoteChange` runs when another member's server changed its lists. */
+  lists(server: string, onRemoteChange: () => void): FleetListSync;
   /** Subscribes to the fleet's events; returns the unsubscribe function. */
   onEvent(listener: (event: FleetEvent) => void): () => void;
   close(): Promise<void>;

@@ -19,7 +19,7 @@ import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
-import type { FleetGate } from "./fleet-seam.js";
+import type { FleetGate, FleetListSync } from "./fleet-seam.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -46,6 +46,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly limiter: ConcurrencyLimiter;
   /** The fleet's permits, pause and breaker decision for this server (board-fleet.ts); undefined without. */
   fleetGate: FleetGate | undefined;
+  /** The fleet's list sharing for this server; undefined without a fleet. */
+  fleetLists: FleetListSync | undefined;
   /** Made when first needed (a failure, the router): a server that never fails never has one. */
   private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
@@ -141,19 +143,22 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const gate = this.fleetGate;
     if (gate === undefined) return this.limiter.run(fn, { signal });
-    return this.limiter.run(async () => {
-      const release = await gate.acquire(signal);
-      try {
-        const result = await fn();
-        gate.report(undefined);
-        return result;
-      } catch (error) {
-        gate.report(error);
-        throw error;
-      } finally {
-        release();
-      }
-    }, { signal });
+    return this.limiter.run(
+      async () => {
+        const release = await gate.acquire(signal);
+        try {
+          const result = await fn();
+          gate.report(undefined);
+          return result;
+        } catch (error) {
+          gate.report(error);
+          throw error;
+        } finally {
+          release();
+        }
+      },
+      { signal },
+    );
   }
 
   // ---- what its ServerTools asks --------------------------------------------------------------------
@@ -168,6 +173,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
+    this.fleetLists?.listed(tools);
+  }
+
+  /** The server's lists changed, here or (told by the fleet) at another member: list again. */
+  relist(elsewhere = true): void {
+    this.tools.changed(elsewhere);
+    this.hooks.listsChanged(this.name);
   }
 
   // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
@@ -236,12 +248,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
-    this.tools.changed();
-    this.hooks.listsChanged(this.name);
+    this.relist(false);
+    this.fleetLists?.changed();
   }
 
   private static onListChanged(this: ServerRuntime): void {
     this.hooks.listsChanged(this.name);
+    this.fleetLists?.changed();
   }
 
   private static onLog(this: ServerRuntime, params: unknown): void {
