@@ -130,7 +130,7 @@ const OAUTH_FIELDS = fieldTable({
 /** A server entry's `fleet` object: limits every process of a fleet shares (see docs/guide/fleet.md). */
 const SERVER_FLEET_FIELDS = fieldTable({
   maxConcurrency: { check: { kind: "integer", min: 1 }, description: "Calls in flight to this server across every process of the fleet." },
-  ratePerSecond: { check: { kind: "number", min: 0.001 }, description: "Calls started per second across every process of the fleet." },
+  ratePerSecond: { check: { kind: "integer", min: 1 }, description: "Calls started per second across every process of the fleet." },
   burst: { check: { kind: "integer", min: 1 }, description: "Calls that may start at once above the rate. Default: ratePerSecond (at least 1)." },
   breakerQuorum: {
     check: { kind: "integer", min: 1 },

@@ -347,7 +347,7 @@ describe("every error message", () => {
     [
       "unknown top-level key",
       { mcpServers: {}, inputs: [] },
-      'mcp.json, field "inputs": unknown field (known fields: mcpServers, servers, services, separator, $schema)',
+      'mcp.json, field "inputs": unknown field (known fields: mcpServers, servers, services, separator, fleet, $schema)',
     ],
     ["empty separator", { separator: "", mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found an empty string'],
     ["separator not a string", { separator: 1, mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found 1'],
@@ -438,12 +438,12 @@ describe("every error message", () => {
     [
       "unknown, nothing close",
       servers({ a: stdio({ autoApprove: [] }) }),
-      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, oauth, auth)',
+      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, oauth, auth, fleet)',
     ],
     [
       "an Object.prototype name is unknown too",
       servers({ a: stdio({ constructor: 1 }) }),
-      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, oauth, auth)',
+      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, oauth, auth, fleet)',
     ],
     ["nested typo", servers({ a: stdio({ restart: { backof: {} } }) }), 'mcp.json, server "a", field "restart.backof": unknown field; did you mean "backoff"?'],
     [
