@@ -15,7 +15,13 @@ import { LEASE_MS, type FleetLink } from "./link.js";
 import { LocalShare } from "./local-share.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
-const POLL_MS = 15;
+const POLL_MS = 5;
+/**
+ * A permit a finished call gives back goes straight to a caller waiting in this process, without a
+ * round trip, for up to this long after Redis granted it; then it goes back to Redis, so other
+ * processes get their turn and a pause or an open circuit decided elsewhere is seen within this time.
+ */
+const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
 
 interface Waiter {
@@ -39,6 +45,8 @@ export class RedisGate implements FleetGate {
   private probing = false;
   private voted = false;
   private open = false;
+  /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
+  private readonly handOff: boolean;
   /** Round trips the gate made (for bench/fleet.ts). */
   roundTrips = 0;
 
@@ -53,6 +61,7 @@ export class RedisGate implements FleetGate {
     const rate = limits.ratePerSecond ?? 0;
     this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
     this.local = new LocalShare(limits, () => link.members);
+    this.handOff = limits.ratePerSecond === undefined;
   }
 
   acquire(signal: AbortSignal | undefined): Promise<() => void> {
@@ -124,11 +133,8 @@ export class RedisGate implements FleetGate {
         this.link.holding.add(this.keys[0]!);
         if (why === 4) this.probing = true;
         this.resume();
-        for (const waiter of this.waiters.splice(0, granted))
-          this.settle(
-            waiter,
-            once(() => this.give()),
-          );
+        const grantedAt = Date.now();
+        for (const waiter of this.waiters.splice(0, granted)) this.settle(waiter, this.permit(grantedAt));
       }
       if (this.waiters.length === 0 || granted >= want) continue;
       if (why === 1) this.pause(waitMs, false);
@@ -142,7 +148,17 @@ export class RedisGate implements FleetGate {
     else waiter.reject(error!);
   }
 
-  private give(): void {
+  private permit(grantedAt: number): () => void {
+    return once(() => this.give(grantedAt));
+  }
+
+  private give(grantedAt: number): void {
+    const waiter = this.waiters[0];
+    if (this.handOff && waiter !== undefined && !this.probing && Date.now() - grantedAt < HAND_OFF_MS && this.pausedUntil <= Date.now()) {
+      this.waiters.shift();
+      this.settle(waiter, this.permit(grantedAt));
+      return;
+    }
     this.releases++;
     this.kick();
   }
