@@ -99,7 +99,7 @@ export class RedisGate implements FleetGate {
   }
 
   private async cycle(): Promise<void> {
-    await undefined; // callers of this same tick join this round trip
+    await Promise.resolve(); // callers of this same tick join this round trip
     while (this.releases > 0 || this.waiters.length > 0) {
       const client = this.link.client;
       if (!this.link.healthy || client === undefined) return this.toLocal();
@@ -173,13 +173,12 @@ export class RedisGate implements FleetGate {
 
   private nap(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
-        if (self.wake === done) self.wake = undefined;
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

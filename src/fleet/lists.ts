@@ -89,7 +89,8 @@ export class FleetLists {
           .incr(this.versionKey(server))
           .exec()
           .then((replies) => {
-            const version = String(replies?.[0]?.[1] ?? "");
+            const bumped = replies?.[0]?.[1];
+            const version = typeof bumped === "number" ? String(bumped) : "";
             this.known.set(server, version);
             return client.publish(this.channel, JSON.stringify({ server, version, member: this.link.member }));
           })

@@ -1,5 +1,5 @@
 /**
- * The shared breaker decision (issue 20, item 3), with three fleet members in this process (each its
+ * The shared breaker decision, with three fleet members in this process (each its
  * own Redis connection and member id, as three processes would be): one member seeing the server
  * fail does not cut the others off; `breakerQuorum` members do, fleet-wide; after the cool-down one
  * member probes for all, and its success closes the circuit everywhere.

@@ -1,5 +1,5 @@
 /**
- * Fleet-wide limits across real processes and a real Redis (issue 20): calls in flight never above
+ * Fleet-wide limits across real processes and a real Redis: calls in flight never above
  * `maxConcurrency` even when two workers are killed -9 mid-run (their permits come back with their
  * heartbeat's lease), calls per second within rate + burst in any 1 s window, and one 429 with
  * `Retry-After: 2` pausing every process for at least 2 s.
@@ -41,8 +41,8 @@ describe.skipIf(!redisAvailable)("fleet limits across processes (real Redis, rea
       void startAt;
       // Mid-run: calls have started everywhere.
       await waitFor(() => server.starts.length >= 100, 30_000);
-      group[0]!.child.kill("SIGKILL");
-      group[1]!.child.kill("SIGKILL");
+      group[0].child.kill("SIGKILL");
+      group[1].child.kill("SIGKILL");
       const outcomes = await Promise.all(group.map((w) => w.done));
       expect(outcomes[0]).toBeUndefined();
       expect(outcomes[1]).toBeUndefined();
@@ -63,14 +63,14 @@ describe.skipIf(!redisAvailable)("fleet limits across processes (real Redis, rea
       const starts = [...server.starts].sort((a, b) => a - b);
       let worst = 0;
       for (let i = 0, j = 0; i < starts.length; i++) {
-        while (starts[i]! - starts[j]! >= 1000) j++;
+        while (starts[i] - starts[j] >= 1000) j++;
         worst = Math.max(worst, i - j + 1);
       }
-      console.log(`rate: ${starts.length} calls over ${starts.at(-1)! - starts[0]!} ms, busiest 1 s window ${worst}`);
+      console.log(`rate: ${starts.length} calls over ${starts.at(-1)! - starts[0]} ms, busiest 1 s window ${worst}`);
       // Granted within rate + burst per 1 s by Redis's clock; the server sees them after a delivery delay
       // that varies by a few ms on a loaded machine, which can squeeze one more into a window there.
       expect(worst).toBeLessThanOrEqual(25 + 1);
-      expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(((72 - 5) / 20) * 1000 * 0.9);
+      expect(starts.at(-1)! - starts[0]).toBeGreaterThanOrEqual(((72 - 5) / 20) * 1000 * 0.9);
     } finally {
       await server.close();
     }
@@ -84,7 +84,7 @@ describe.skipIf(!redisAvailable)("fleet limits across processes (real Redis, rea
       await waitFor(() => server.starts.length >= 20, 30_000);
       server.refuseNext(2);
       await waitFor(() => server.refused.length === 1, 30_000);
-      const refusedAt = server.refused[0]!;
+      const refusedAt = server.refused[0];
       const outcomes = await Promise.all(group.map((w) => w.done));
       // Calls admitted before the 429 was seen still arrive in its first moments; nothing admitted after.
       const admittedBefore = server.starts.filter((t) => t > refusedAt && t <= refusedAt + 100).length;

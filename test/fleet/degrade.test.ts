@@ -1,5 +1,5 @@
 /**
- * Liveness and bad input (issue 20, items 5 and 6): Redis killed mid-run and started again costs
+ * Liveness and bad input: Redis killed mid-run and started again costs
  * (almost) no calls, with `degraded` then `restored`; a bad URL is a ConfigError naming it; a wrong
  * password, a port that is not Redis, or one that never answers is a `degraded` event naming the URL
  * with its password masked, never a hang or an unhandled rejection, and calls keep flowing.
@@ -32,7 +32,7 @@ describe("redisFleet: bad input that needs no Redis", () => {
   });
 
   it("a config with a fleet but no redis is a ConfigError naming the field", async () => {
-    await expect(Switchboard.fromConfig({ fleet: { prefix: "x" }, mcpServers: { a: { command: "x" } } } as never)).rejects.toThrow(/fleet\.redis/);
+    await expect(Switchboard.fromConfig({ fleet: { prefix: "x" }, mcpServers: { a: { command: "x" } } })).rejects.toThrow(/fleet\.redis/);
   });
 });
 
@@ -104,7 +104,7 @@ describe("redisFleet: a peer that is not a usable Redis", () => {
 
   it("nothing listening: degraded", async () => {
     const port = await listen(() => {});
-    closers.pop()!();
+    await closers.pop()!();
     await expectDegraded(`redis://127.0.0.1:${port}`, /127\.0\.0\.1/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Without a fleet nothing changes and nothing extra loads (issue 20): a board's whole life loads none
+ * Without a fleet nothing changes and nothing extra loads: a board's whole life loads none
  * of src/fleet/ nor ioredis. The same run with a "fleet" in its config loads both, so the check can fail.
  */
 import { spawnSync } from "node:child_process";

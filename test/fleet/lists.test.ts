@@ -1,5 +1,5 @@
 /**
- * Lists shared by the fleet (issue 20, item 4), with two members in this process (each its own Redis
+ * Lists shared by the fleet, with two members in this process (each its own Redis
  * connections and member id), each with its own server process stand-in: B hears of A's server's
  * list_changed through the fleet within 500 ms and lists again; the tools A listed are kept in Redis;
  * a change published while B's subscriber was cut off is found by the re-check after it reconnects.

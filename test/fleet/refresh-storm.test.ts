@@ -1,5 +1,5 @@
 /**
- * The refresh storm (issue 20): 8 worker processes x 150 calls against an MCP server whose
+ * The refresh storm: 8 worker processes x 150 calls against an MCP server whose
  * authorization server rotates refresh tokens and revokes the whole family when a spent one comes
  * back, with access tokens of 300 ms. With the fleet, one refresh per token lifetime for the whole
  * fleet and none refused; without it, the same run shows the race (the test can fail).
@@ -80,7 +80,7 @@ describe.skipIf(!redisAvailable)("refresh storm across processes (real Redis, re
     expect(stats.revocations).toBe(0);
     expect(stats.logins).toBe(1);
     // Refreshes are due at 90% of a lifetime: consecutive ones at least most of a lifetime apart.
-    const gaps = stats.refreshTimes.slice(1).map((t, i) => t - stats.refreshTimes[i]!);
+    const gaps = stats.refreshTimes.slice(1).map((t, i) => t - stats.refreshTimes[i]);
     expect(stats.refreshes).toBeGreaterThan(1);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(TTL_MS * 0.5);
   }, 90_000);

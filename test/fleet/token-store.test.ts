@@ -40,7 +40,7 @@ describe.skipIf(!redisAvailable)("the fleet's token store (real Redis)", () => {
         seen.push(`${name} saw ${current?.tokens?.accessToken}`);
         await new Promise((resolve) => setTimeout(resolve, 150));
         running--;
-        // What flows.ts does: tokens newer than the ones this member had are adopted, not refreshed.
+        // What src/auth/flows.ts does: tokens newer than the ones this member had are adopted, not refreshed.
         return current?.tokens?.accessToken === "t0" ? auth(`t1-by-${name}`) : current;
       };
       const [fromA, fromB] = await Promise.all([

@@ -22,8 +22,8 @@ export function startWorker(script: string, env: Record<string, string>): Worker
   let text = "";
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
     text += chunk;
     if (text.includes('"ready":true')) markReady();
   });
