@@ -99,7 +99,7 @@ export {
 } from "./auth/index.js";
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
-export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits } from "./switchboard/fleet-seam.js";
+export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "./switchboard/fleet-seam.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig } from "./switchboard/config.js";

@@ -15,10 +15,13 @@ import { FleetLists } from "./lists.js";
 import { redisTokenStore } from "./token-store.js";
 import { checkRedisUrl, maskedUrl } from "./url.js";
 
-export type { FleetEvent, FleetLimits } from "../switchboard/fleet-seam.js";
+export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "../switchboard/fleet-seam.js";
+export type { TokenStore } from "../auth/token-store.js";
 
+/** The key prefix when none is given: processes with the same Redis and prefix form one fleet. */
 export const DEFAULT_FLEET_PREFIX = "mcpsb";
 
+/** A fleet on Redis, as `redisFleet()` makes it. */
 export interface RedisFleet extends BoardFleet {
   /** Every process with the same Redis and prefix is one fleet. */
   readonly prefix: string;

@@ -19,6 +19,7 @@ export interface FleetLimits {
   breakerQuorum?: number | undefined;
 }
 
+/** What a fleet reports (the board's `fleet` event). */
 export type FleetEvent =
   | { type: "degraded"; reason: string }
   | { type: "restored"; members: number }
@@ -58,6 +59,7 @@ export interface BoardFleet {
   lists(server: string, onRemoteChange: () => void): FleetListSync;
   /** Subscribes to the fleet's events; returns the unsubscribe function. */
   onEvent(listener: (event: FleetEvent) => void): () => void;
+  /** Leaves the fleet: the heartbeat stops, connections close (a caller's own client stays open). */
   close(): Promise<void>;
 }
 
