@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet } from "../../src/fleet/index.js";
+import { LEASE_MS } from "../../src/fleet/link.js";
 import { canonicalServerUri } from "../../src/auth/discovery.js";
 import type { StoredAuth } from "../../src/auth/token-store.js";
 import { startWorker } from "../helpers/workers.js";
@@ -84,6 +85,39 @@ describe.skipIf(!redisAvailable)("refresh storm across processes (real Redis, re
     expect(stats.refreshes).toBeGreaterThan(1);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(TTL_MS * 0.5);
   }, 90_000);
+
+  it("kill -9 chaos: a worker killed every 150 ms; still no revocation, and the others never wait longer than the lease + 1 s", async () => {
+    const rotating = await startRotatingServer({ accessTtlMs: TTL_MS });
+    try {
+      const seed = seedOf(rotating);
+      const prefix = `chaos-${Date.now()}`;
+      const fleet = redisFleet({ url: redis.url }, prefix);
+      await fleet.tokenStore().update(seed.server, seed.issuer, () => seed.auth);
+      await fleet.close();
+      const settings = { url: rotating.url, calls: CALLS, pauseMs: 8, ...CLIENT, redis: redis.url, prefix };
+      const workers = Array.from({ length: WORKERS }, () => startWorker(worker, { STORM: JSON.stringify(settings) }));
+      await Promise.all(workers.map((w) => w.ready));
+      let killed = 0;
+      for (const w of workers.slice(0, WORKERS / 2)) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        if (w.child.exitCode === null && w.child.kill("SIGKILL")) killed++;
+      }
+      const outcomes = await Promise.all(workers.map((w) => w.done));
+      const survivors = outcomes.filter((o) => o !== undefined);
+      console.log(
+        `chaos: ${killed} killed, ${survivors.length} finished, longest wait ${Math.max(...survivors.map((o) => o.maxGapMs ?? 0))} ms, ${rotating.stats.refreshes} refreshes`,
+      );
+      expect(survivors.length).toBeGreaterThanOrEqual(WORKERS / 2);
+      for (const outcome of survivors) {
+        expect(outcome.errors).toEqual([]);
+        expect(outcome.maxGapMs).toBeLessThanOrEqual(LEASE_MS + 1000);
+      }
+      expect(rotating.stats.revocations).toBe(0);
+      expect(rotating.stats.invalidGrants).toBe(0);
+    } finally {
+      await rotating.close();
+    }
+  }, 120_000);
 
   it("without the fleet: the same run shows the race (a replayed refresh token revokes the family)", async () => {
     const { outcomes, stats } = await run(false);

@@ -7,6 +7,8 @@ export interface Outcome {
   errors: string[];
   events: string[];
   fleetEvents: Array<{ type: string; at: number }> | string[];
+  /** Storm workers: the longest wait between two successful calls, ms. */
+  maxGapMs?: number;
 }
 
 export interface Worker {
