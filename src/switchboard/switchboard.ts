@@ -71,6 +71,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
+      runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
       this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
     }
     this.leaveFleet = settings.fleet && attachFleet(settings.fleet, this.runtimes.values(), (event) => this.emit("fleet", event));
