@@ -140,8 +140,16 @@ const SERVER_FLEET_FIELDS = fieldTable({
 
 /** The top-level `fleet` object: the Redis that processes share (see docs/guide/fleet.md). */
 const FLEET_FIELDS = fieldTable({
-  redis: { check: { kind: "string", nonEmpty: true }, substitute: true, description: 'The Redis URL, e.g. "${REDIS_URL}" (redis://, rediss:// or unix:/path).' },
-  prefix: { check: { kind: "string", nonEmpty: true }, substitute: true, description: 'Key prefix: processes with the same Redis and prefix form one fleet. Default: "mcpsb".' },
+  redis: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: 'The Redis URL, e.g. "${REDIS_URL}" (redis://, rediss:// or unix:/path).',
+  },
+  prefix: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: 'Key prefix: processes with the same Redis and prefix form one fleet. Default: "mcpsb".',
+  },
 });
 
 export const SERVER_FIELDS = fieldTable({
