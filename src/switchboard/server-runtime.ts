@@ -48,6 +48,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   fleetGate: FleetGate | undefined;
   /** The fleet's list sharing for this server; undefined without a fleet. */
   fleetLists: FleetListSync | undefined;
+  /** Called once when the server is stopped for good (the board leaves its fleet after the last). */
+  onStopped: (() => void) | undefined;
   /** Made when first needed (a failure, the router): a server that never fails never has one. */
   private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
@@ -333,6 +335,9 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   markStopped(): void {
     this.state = "stopped";
+    const stopped = this.onStopped;
+    this.onStopped = undefined;
+    stopped?.();
     if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
     this.waiters?.rejectAll(failure);

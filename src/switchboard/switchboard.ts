@@ -31,7 +31,8 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
-import { attachFleet, fleetFor, withFleetStore } from "./board-fleet.js";
+import { joinFleet, withConfigFleet, withFleetStore } from "./board-fleet.js";
+import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -47,12 +48,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
-  private readonly leaveFleet: (() => Promise<void>) | undefined;
+  callTap: CallTap | undefined; // set by an open observer (observation.ts); unset, a call pays one field check
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
-    const config = await loadConfig(source, options);
-    return new Switchboard(config, { ...options, fleet: await fleetFor(config, options.fleet) });
+    return new Switchboard(...(await withConfigFleet(loadConfig(source, options), options)));
   }
 
   constructor(init: SwitchboardInit | SwitchboardConfig, extra: Omit<SwitchboardInit, "servers" | "separator"> = {}) {
@@ -72,9 +72,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       const code = codeEntries[name];
       const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
       runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
-      this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
+      this.runtimes.set(name, joinFleet(new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks), settings.fleet, this));
     }
-    this.leaveFleet = settings.fleet && attachFleet(settings.fleet, this.runtimes.values(), (event) => this.emit("fleet", event));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------------
@@ -121,7 +120,6 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         await done;
       }
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
-      await this.leaveFleet?.();
       this.removeAllListeners();
     })();
     return this.stopped;
@@ -133,6 +131,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.supervisor?.send({ type: "RESTART", name });
   }
 
+  /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
+  observe(options: ObserveOptions = {}): Promise<BoardObserver> {
+    return startObserver(this, options);
+  }
   // ---- facts -----------------------------------------------------------------------------------------
 
   /** The live client of a server, or undefined while it is not up. */
@@ -186,6 +188,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
+    return this.callTap === undefined ? this.sendTool(name, args, options) : this.callTap.called(name, args, this.sendTool(name, args, options));
+  }
+  private sendTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions | undefined): Promise<CallToolResult> {
     const known = this.toolIndex.get(name);
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
