@@ -10,6 +10,7 @@ import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
+import type { BoardFleet } from "./fleet-seam.js";
 import type { WhileRestarting } from "./router.js";
 import type { ServerRuntime, ServerState } from "./server-runtime.js";
 import type { PinToolsOption } from "./tool-pins.js";
@@ -62,6 +63,11 @@ export interface SwitchboardInit {
   urlPolicy?: UrlPolicyOptions | undefined;
   /** Per-principal clients of remote servers: how many per server, how long idle (principals.ts). */
   principals?: PrincipalSettings | undefined;
+  /**
+   * Share credentials, limits, breaker decisions and lists with other processes: `redisFleet(...)`
+   * from "mcp-switchboard/fleet". `fromConfig` builds one from the config's `fleet` when this is unset.
+   */
+  fleet?: BoardFleet | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {

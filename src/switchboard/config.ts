@@ -64,6 +64,8 @@ import { serverNameProblem, type ToolFilter } from "./namespacing.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
 
+import type { FleetConfig } from "./fleet-seam.js";
+
 export { CONFIG_DEFAULTS } from "./config-fields.js";
 
 /** How `loadConfig` and `parseConfig` read a config: variables, where it came from, inputs, warnings. */
@@ -142,8 +144,14 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
     // fromEntries, not assignment: a server named "__proto__" must stay a server.
     servers: Object.fromEntries(entries.map((entry) => [entry.name, entry])),
     options: { separator },
+    ...(input.fleet !== undefined ? { fleet: fleetConfig(checkField(TOP_LEVEL_FIELDS, "fleet", input.fleet, { ...top, substitute: true }), top) } : {}),
     ...(options.file !== undefined ? { file: options.file } : {}),
   };
+}
+
+function fleetConfig(fleet: { redis?: string; prefix?: string }, context: CheckContext): FleetConfig {
+  if (fleet.redis === undefined) fail(context, ["fleet", "redis"], 'is required: the Redis URL, e.g. "${REDIS_URL}"');
+  return { redis: fleet.redis, ...(fleet.prefix !== undefined ? { prefix: fleet.prefix } : {}) };
 }
 
 /** What `connect()` needs from an entry. */
@@ -197,6 +205,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes } : {}),
     ...(fields.maxResultChars !== undefined ? { maxResultChars: fields.maxResultChars } : {}),
     ...(fields.shared !== undefined ? { shared: fields.shared } : {}),
+    ...(fields.fleet !== undefined ? { fleet: fields.fleet } : {}),
   };
 
   // serverKind made sure of command or url; the checks below only tell the compiler.

@@ -19,6 +19,7 @@ import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
+import type { FleetGate, FleetListSync } from "./fleet-seam.js";
 
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
 
@@ -43,6 +44,12 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
+  /** The fleet's permits, pause and breaker decision for this server (board-fleet.ts); undefined without. */
+  fleetGate: FleetGate | undefined;
+  /** The fleet's list sharing for this server; undefined without a fleet. */
+  fleetLists: FleetListSync | undefined;
+  /** Called once when the server is stopped for good (the board leaves its fleet after the last). */
+  onStopped: (() => void) | undefined;
   /** Made when first needed (a failure, the router): a server that never fails never has one. */
   private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
@@ -108,6 +115,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
     if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
+    if (this.fleetGate !== undefined) return undefined;
     return this.client;
   }
 
@@ -136,6 +144,28 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     throw withServer(error, this.name);
   }
 
+  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit when it has a gate. */
+  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    const gate = this.fleetGate;
+    if (gate === undefined) return this.limiter.run(fn, { signal });
+    return this.limiter.run(
+      async () => {
+        const release = await gate.acquire(signal);
+        try {
+          const result = await fn();
+          gate.report(undefined);
+          return result;
+        } catch (error) {
+          gate.report(error);
+          throw error;
+        } finally {
+          release();
+        }
+      },
+      { signal },
+    );
+  }
+
   // ---- what its ServerTools asks --------------------------------------------------------------------
 
   currentClient(): McpClient | undefined {
@@ -148,6 +178,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
+    this.fleetLists?.listed(tools);
+  }
+
+  /** The server's lists changed, here or (told by the fleet) at another member: list again. */
+  relist(elsewhere = true): void {
+    this.tools.changed(elsewhere);
+    this.hooks.listsChanged(this.name);
   }
 
   // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
@@ -216,12 +253,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
-    this.tools.changed();
-    this.hooks.listsChanged(this.name);
+    this.relist(false);
+    this.fleetLists?.changed();
   }
 
   private static onListChanged(this: ServerRuntime): void {
     this.hooks.listsChanged(this.name);
+    this.fleetLists?.changed();
   }
 
   private static onLog(this: ServerRuntime, params: unknown): void {
@@ -298,6 +336,9 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   markStopped(): void {
     this.state = "stopped";
+    const stopped = this.onStopped;
+    this.onStopped = undefined;
+    stopped?.();
     if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
     this.waiters?.rejectAll(failure);

@@ -34,6 +34,7 @@ import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
 import { routedCall, type RoutingContext } from "./board-route.js";
+import { joinFleet, withConfigFleet, withFleetStore } from "./board-fleet.js";
 import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
@@ -71,8 +72,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
-    const config = await loadConfig(source, options);
-    return new Switchboard(config, options);
+    return new Switchboard(...(await withConfigFleet(loadConfig(source, options), options)));
   }
 
   constructor(init: SwitchboardInit | SwitchboardConfig, extra: Omit<SwitchboardInit, "servers" | "separator"> = {}) {
@@ -95,9 +95,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const client = clientDefaults(settings);
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
-      const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
       runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
-      this.runtimes.set(name, new ServerRuntime(runnable, client, this.runtimeHooks));
+      this.runtimes.set(name, joinFleet(new ServerRuntime(runnable, client, this.runtimeHooks), settings.fleet, this));
     }
   }
 

@@ -248,16 +248,27 @@ export function headerValue(response: { headers: HttpResponse["headers"] }, name
   return firstValue(response.headers, name);
 }
 
-export function httpStatusError(method: string, url: URL, status: number, body: string, delivered: boolean): TransportError {
+export function httpStatusError(method: string, url: URL, status: number, body: string, delivered: boolean, retryAfter?: string): TransportError {
   const what = STATUS_HINTS[status] ?? "";
   const sample = body.trim() === "" ? "" : `: ${body.trim()}`;
-  return new TransportError(`${method} ${url.href} answered HTTP ${status}${what}${sample}`, {
+  const error = new TransportError(`${method} ${url.href} answered HTTP ${status}${what}${sample}`, {
     url: url.href,
     status,
     body,
     delivered,
     retryable: status !== 400 && status !== 422,
   });
+  const waitMs = retryAfter === undefined ? undefined : retryAfterMs(retryAfter);
+  if (waitMs !== undefined) error.retryAfterMs = waitMs;
+  return error;
+}
+
+/** A Retry-After header (RFC 9110 §10.2.3: seconds, or an HTTP date) in ms; undefined when unreadable. */
+export function retryAfterMs(value: string, now = Date.now()): number | undefined {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 const STATUS_HINTS: Record<number, string> = {

@@ -215,7 +215,7 @@ export class StreamableHttpTransport implements Transport {
       const body = await readBodySample(response, 4096);
       const answer = jsonRpcErrorIn(body, requestId);
       if (answer) return void this.sink?.message(answer);
-      throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
+      throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500, headerValue(response, "retry-after"));
     }
     const type = headerValue(response, "content-type") ?? "";
     if (type.includes("text/event-stream")) {
