@@ -105,6 +105,8 @@ export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
 
+export * from "./codemode/index.js";
+
 export * from "./agents/index.js";
 
 // Types that public signatures above name (options of constructors and functions, event payloads), so

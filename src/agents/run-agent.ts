@@ -9,7 +9,8 @@ import { ConfigError, McpError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
 import { checkTrace } from "./convert/shared.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
-import { viewOf, type AgentHost } from "./host.js";
+import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
+import type { AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
 import { runToolUses, type AgentApprove } from "./tool-calls.js";
 import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
@@ -35,6 +36,8 @@ export interface RunAgentOptions {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
+  /** Offer the model `run_code` (code mode, on a Switchboard host) instead of the board's tools; `pinned` ones stay beside it. */
+  codeMode?: boolean | AgentCodeModeOptions | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */
@@ -57,13 +60,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
+  const { view, listTools } = agentTools(host, options.codeMode, options.callOptions);
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const view = viewOf(host);
   const steps: AgentStep[] = [];
   let usage: Usage = {};
   const finish = (stopReason: StopReason): AgentResult => {
@@ -72,7 +75,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   };
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
-      const tools = await untilAborted(host.listTools(), signal);
+      const tools = await untilAborted(listTools(), signal);
       if (tools.aborted) return finish("aborted");
       const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
       const began = performance.now();
