@@ -24,7 +24,7 @@ export interface CodeModeOptions {
   timeoutMs?: number | undefined;
   /** The engine's heap per run (default 64 MiB). */
   memoryLimitBytes?: number | undefined;
-  /** The engine's stack per run (default 512 KiB): deep recursion ends in a RangeError. */
+  /** The engine's stack per run (default 256 KiB): deep recursion ends in an `InternalError: stack overflow`. */
   maxStackBytes?: number | undefined;
   /** The returned value's JSON and the logs are each cut at this length, with a note (default 20 000). */
   maxOutputChars?: number | undefined;
@@ -66,7 +66,7 @@ interface Listing {
   tools: Tool[];
 }
 
-const DEFAULTS = { timeoutMs: 30_000, memoryLimitBytes: 64 * 1024 * 1024, maxStackBytes: 512 * 1024, maxOutputChars: 20_000 };
+const DEFAULTS = { timeoutMs: 30_000, memoryLimitBytes: 64 * 1024 * 1024, maxStackBytes: 256 * 1024, maxOutputChars: 20_000 };
 
 export class CodeMode {
   private readonly limits: typeof DEFAULTS;
@@ -204,5 +204,11 @@ function checkLimits(options: CodeModeOptions): typeof DEFAULTS {
     }
     limits[key] = value;
   }
+  // Beyond about 1 MiB the host's own stack would overflow before the engine's check (measured: 512 KiB
+  // already can under a test runner), and a small value leaves no room for the prelude.
+  if (limits.maxStackBytes < 64 * 1024 || limits.maxStackBytes > 1024 * 1024) {
+    throw new ConfigError(`expected between 65536 and 1048576 bytes, found ${limits.maxStackBytes}`, { field: "maxStackBytes" });
+  }
+  if (limits.memoryLimitBytes < 1024 * 1024) throw new ConfigError(`expected at least 1048576 bytes, found ${limits.memoryLimitBytes}`, { field: "memoryLimitBytes" });
   return limits;
 }

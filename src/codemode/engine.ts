@@ -6,7 +6,7 @@
  * A runtime per run costs ~0.3 ms (bench/codemode.ts measures it against a pooled one) and leaves no
  * state behind for the next run. Every handle the host holds is released before the runtime is freed.
  */
-import { getQuickJS, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from "quickjs-emscripten";
+import { DefaultIntrinsics, newQuickJSWASMModule, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from "quickjs-emscripten";
 import { PRELUDE } from "./prelude.js";
 import { FIRST_LINE } from "./strip.js";
 
@@ -32,9 +32,13 @@ export interface EngineRun {
 
 let module: Promise<QuickJSWASMModule> | undefined;
 
-/** The WebAssembly module, loaded once per process (~25 ms) and shared by every run's runtime. */
+/**
+ * The WebAssembly module, loaded once (~25 ms) and shared by every run's runtime; loaded again after a
+ * run broke out of it abnormally (the host's own stack overflowing inside WebAssembly, say), since
+ * its memory can no longer be trusted.
+ */
 export function quickJS(): Promise<QuickJSWASMModule> {
-  module ??= getQuickJS();
+  module ??= newQuickJSWASMModule();
   return module;
 }
 
@@ -56,6 +60,9 @@ class Session {
   private outcome: EngineOutcome | undefined;
   private busy = false;
   private disposed = false;
+  private tainted = false;
+  private overgrown = false;
+  private readonly qjs: QuickJSWASMModule;
   private readonly timer: ReturnType<typeof setTimeout>;
   private readonly onAbort = () => this.end({ ok: false, name: "AbortError", message: "the run was aborted", line: undefined });
 
@@ -66,12 +73,23 @@ class Session {
     private readonly hostCall: HostCall,
     private readonly resolve: (run: EngineRun) => void,
   ) {
+    this.qjs = qjs;
     this.deadline = performance.now() + limits.timeoutMs;
     this.runtime = qjs.newRuntime();
     this.runtime.setMemoryLimit(limits.memoryLimitBytes);
     this.runtime.setMaxStackSize(limits.maxStackBytes);
-    this.runtime.setInterruptHandler(() => this.outcome !== undefined || performance.now() > this.deadline);
-    this.context = this.runtime.newContext();
+    // QuickJS's own limit undercounts in this build (no malloc_usable_size: 37 500 arrays of 100 numbers
+    // fit under an 8 MiB limit), so the module's WebAssembly memory is watched too: growing past twice
+    // the limit over where this run started stops it as out of memory, and the module is replaced.
+    const memory = qjs.getWasmMemory();
+    const ceiling = memory.buffer.byteLength + 2 * limits.memoryLimitBytes;
+    this.runtime.setInterruptHandler(() => {
+      if (memory.buffer.byteLength > ceiling) this.overgrown = true;
+      return this.overgrown || this.outcome !== undefined || performance.now() > this.deadline;
+    });
+    // Typed arrays are left out: their buffers escape the memory limit in this build (measured: a loop of
+    // 1 MiB Uint8Arrays grew the process by 2 GB under an 8 MiB limit), and code mode moves JSON only.
+    this.context = this.runtime.newContext({ intrinsics: { ...DefaultIntrinsics, TypedArrays: false } });
     // While the code waits on the host nothing runs in the engine, so the deadline needs a host timer too.
     this.timer = setTimeout(() => this.end(this.timedOut()), limits.timeoutMs);
     this.timer.unref?.();
@@ -113,9 +131,11 @@ class Session {
       work();
       const jobs = this.runtime.executePendingJobs();
       if (jobs.error) jobs.error.dispose();
-      if (performance.now() > this.deadline) this.end(this.timedOut());
+      if (this.overgrown || performance.now() > this.deadline) this.end(this.timedOut());
       else this.settleIfDone();
     } catch (error) {
+      // The engine stopped somewhere other than a JavaScript exception: its heap is in an unknown state.
+      this.tainted = true;
       this.end(this.hostFailure(error));
     } finally {
       this.busy = false;
@@ -178,6 +198,7 @@ class Session {
   }
 
   private timedOut(): EngineOutcome {
+    if (this.overgrown) return { ok: false, name: "InternalError", message: "out of memory: the run used more than its memory limit", line: undefined };
     return { ok: false, name: "TimeoutError", message: `the run took longer than ${this.limits.timeoutMs} ms and was stopped`, line: undefined };
   }
 
@@ -185,7 +206,7 @@ class Session {
     const fields = (typeof error === "object" && error !== null ? error : {}) as { name?: unknown; message?: unknown; stack?: unknown; lineNumber?: unknown };
     const name = typeof fields.name === "string" ? fields.name : "Error";
     const message = typeof fields.message === "string" ? fields.message : String(error);
-    if (/interrupted/i.test(message) && performance.now() > this.deadline) return this.timedOut();
+    if (/interrupted/i.test(message) && (this.overgrown || performance.now() > this.deadline)) return this.timedOut();
     const line =
       typeof fields.stack === "string" ? lineOf(fields.stack) : typeof fields.lineNumber === "number" ? fields.lineNumber - FIRST_LINE + 1 : undefined;
     return { ok: false, name, message, line };
@@ -193,6 +214,7 @@ class Session {
 
   private hostFailure(error: unknown): EngineOutcome {
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof RangeError && /call stack/i.test(message)) return { ok: false, name: "RangeError", message: "stack overflow: the code recursed too deep", line: undefined };
     if (/out of memory/i.test(message)) return { ok: false, name: "RangeError", message: "out of memory: the run used more than its memory limit", line: undefined };
     return this.failure(error);
   }
@@ -213,11 +235,21 @@ class Session {
   private dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const deferred of this.pending) deferred.dispose();
+    // After running out of memory QuickJS may hold objects it can no longer free, and freeing the
+    // runtime would then abort the whole module; such a runtime is dropped with its module instead.
+    if (!this.tainted && !(this.outcome?.ok === false && /out of memory/i.test(this.outcome.message))) {
+      try {
+        for (const deferred of this.pending) deferred.dispose();
+        this.main?.dispose();
+        this.context.dispose();
+        this.runtime.dispose();
+        return;
+      } catch {
+        // Fall through: the module aborted and is unusable.
+      }
+    }
     this.pending.clear();
-    this.main?.dispose();
-    this.context.dispose();
-    this.runtime.dispose();
+    if (module !== undefined) void module.then((current) => current === this.qjs && (module = undefined));
   }
 }
 
