@@ -120,7 +120,7 @@ describe("escape attempts", () => {
   it("WebAssembly with imports: there is no WebAssembly to instantiate", async () => {
     const code = await sandbox();
     const out = await code.run(`
-      const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
+      const bytes = [0, 97, 115, 109, 1, 0, 0, 0];
       const module = await WebAssembly.instantiate(bytes, { env: { host: () => globalThis } });
       return typeof module;
     `);
