@@ -93,17 +93,18 @@ export interface CodeBoard {
 }
 
 /** Boards started in a test are stopped after it. */
-export function codeBoards(): (init?: Partial<SwitchboardInit>) => Promise<CodeBoard> {
+export function codeBoards(): (init?: Partial<SwitchboardInit>, entries?: Partial<Record<keyof typeof FACTORIES, Record<string, unknown>>>) => Promise<CodeBoard> {
   let boards: Switchboard[] = [];
   afterEach(async () => {
     await Promise.all(boards.map((b) => b.stop()));
     boards = [];
   });
-  return async (init = {}) => {
+  return async (init = {}, entries = {}) => {
     const seen: Seen = { calls: [], cancelled: [], running: 0, peak: 0 };
     const servers: SwitchboardInit["servers"] = {};
     for (const [name, factory] of Object.entries(FACTORIES)) {
       servers[name] = {
+        ...entries[name as keyof typeof FACTORIES],
         transport: () => {
           const [clientSide, serverSide] = memoryPair();
           void factory(seen).connect(toSdkTransport(serverSide));
