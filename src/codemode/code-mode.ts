@@ -5,6 +5,7 @@
  * `run_code` a model is offered, and the object is itself a tool host (`listTools`/`callTool`), so
  * the OpenAI, Anthropic and Gemini runners execute `run_code` like any other tool.
  */
+import { setMaxListeners } from "node:events";
 import type { CallToolResult, Tool } from "../client/types.js";
 import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
@@ -109,6 +110,8 @@ export class CodeMode {
     if (!stripped.ok) return { value: null, logs: [], calls, error: errorOf({ ok: false, name: "SyntaxError", message: stripped.message, line: stripped.line }) };
     const listing = await this.listing();
     const controller = new AbortController();
+    // Each call in flight listens to it: `Promise.all` over many lookups is the point, not a leak.
+    setMaxListeners(0, controller.signal);
     const outer = options.signal;
     const onAbort = () => controller.abort(outer?.reason);
     if (outer?.aborted) onAbort();

@@ -47,7 +47,7 @@ describe("calls from code", () => {
     const { board, seen } = await boards({
       hooks: {
         before: (context) => (context.name === "math__add" ? { args: { ...(context.args as object), b: 100 } } : undefined),
-        approve: (request) => (request.name === "crm__get_customer" ? { approve: false, reason: "customer data needs a human" } : true),
+        approve: (request) => (request.name === "crm__get_customer" ? { allow: false as const, reason: "customer data needs a human" } : true),
       },
     });
     const code = codeMode(board);
