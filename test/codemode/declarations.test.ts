@@ -14,7 +14,7 @@ import { codeBoards } from "./helpers.js";
 
 const boards = codeBoards();
 
-const TOOLS: Tool[] = [
+const TOOLS = [
   {
     name: "create_order",
     description: "Creates an order.\nReturns its id.",
@@ -43,7 +43,7 @@ const TOOLS: Tool[] = [
   },
   { name: "tool-name.v2", description: "Odd */ name", inputSchema: { type: "object" } },
   { name: "delete", inputSchema: { type: "object", properties: { force: { type: "boolean" } } } },
-];
+] as unknown as Tool[];
 
 function typeErrors(declarations: string, program: string): string[] {
   const files: Record<string, string> = { "/tools.d.ts": declarations, "/use.ts": `export {};\nasync function main() {\n${program}\n}\nvoid main;` };
