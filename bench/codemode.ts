@@ -80,7 +80,7 @@ async function responderBoard(): Promise<SwitchboardType> {
         },
       },
     },
-  }) as unknown as SwitchboardType;
+  });
   await board.start();
   await board.listTools();
   return board;
@@ -141,33 +141,40 @@ await board.stop();
 
 // ---- heap -----------------------------------------------------------------------------------------
 const child = fileURLToPath(new URL("../test/codemode/fixtures/heap-runs.ts", import.meta.url));
-const heap = JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", child, "1000"], { encoding: "utf8" }).trim().split("\n").at(-1)!) as Record<
-  string,
-  number
->;
-const heapDeltaKiB = (heap.heapAfter! - heap.heapBefore!) / 1024;
+const heap = JSON.parse(
+  execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", child, "1000"], { encoding: "utf8" }).trim().split("\n").at(-1)!,
+) as Record<string, number>;
+const heapDeltaKiB = (heap.heapAfter - heap.heapBefore) / 1024;
 rows.push({ measure: "heap after 1,000 runs minus before (after gc)", value: heapDeltaKiB, unit: "KiB" });
-rows.push({ measure: "external memory after 1,000 runs minus before", value: (heap.externalAfter! - heap.externalBefore!) / 1024, unit: "KiB" });
+rows.push({ measure: "external memory after 1,000 runs minus before", value: (heap.externalAfter - heap.externalBefore) / 1024, unit: "KiB" });
 
 // ---- the 20-lookup task ---------------------------------------------------------------------------
 const { board: crm } = await startCodeBoard();
 const runs: TaskRun[] = [];
 for (const mode of ["one per turn", "all in one turn", "code mode"] as const) runs.push(await runLookupTask(crm, mode));
 const declarations = await codeMode(crm).declarations();
-const listed = JSON.stringify((await crm.listTools()).map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })));
+const listed = JSON.stringify(
+  (await crm.listTools()).map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })),
+);
 await crm.stop();
 const [perTurn, oneTurn, codeRun] = runs as [TaskRun, TaskRun, TaskRun];
-for (const run of runs) rows.push({ measure: `20 lookups, ${run.mode}: tokens sent / model calls`, value: run.tokensSent, unit: `tokens, ${run.modelCalls} calls` });
+for (const run of runs)
+  rows.push({ measure: `20 lookups, ${run.mode}: tokens sent / model calls`, value: run.tokensSent, unit: `tokens, ${run.modelCalls} calls` });
 const declarationTokens = encode(declarations).length;
 const listTokens = encode(listed).length;
 rows.push({ measure: "declarations vs the JSON tool list (crm + math)", value: declarationTokens, unit: `tokens vs ${listTokens}` });
 
-console.log(table(["measure", "CPU", "wall", "value", "unit"], rows.map((row) => [row.measure!, row.cpu ?? "", row.wall ?? "", row.value ?? "", row.unit!])));
+console.log(
+  table(
+    ["measure", "CPU", "wall", "value", "unit"],
+    rows.map((row) => [row.measure, row.cpu ?? "", row.wall ?? "", row.value ?? "", row.unit]),
+  ),
+);
 const tokenRatio = codeRun.tokensSent / perTurn.tokensSent;
 console.log(
   `per run ${runMs.cpu.toFixed(2)} ms CPU (${runMs.wall.toFixed(2)} wall; goal < 5); bridge ${(bridgeMs.cpu * 1000).toFixed(1)} µs/call CPU (${(bridgeMs.wall * 1000).toFixed(1)} wall; goal < 200); ` +
     `fresh ÷ pooled engine ${(freshMs.cpu / pooledMs.cpu).toFixed(2)}x CPU; sucrase ÷ tsc ${(stripSucraseMs.cpu / stripTscMs.cpu).toFixed(3)}x CPU; ` +
-    `tokens code ÷ one-per-turn ${tokenRatio.toFixed(3)}, ÷ all-in-one-turn ${(codeRun.tokensSent / oneTurn.tokensSent).toFixed(3)}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+    `tokens code ÷ one-per-turn ${tokenRatio.toFixed(3)}, ÷ all-in-one-turn ${(codeRun.tokensSent / oneTurn.tokensSent).toFixed(3)}; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
 );
 const file = writeResult({
   bench: "codemode",

@@ -11,13 +11,14 @@ import { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { viewOf, type AgentHost, type HostView } from "./host.js";
 
+/** `runAgent({ codeMode })` as an object: code mode's options, and tools offered beside `run_code`. */
 export interface AgentCodeModeOptions extends CodeModeOptions {
   /** Qualified tool names offered directly beside `run_code` (the model may call them itself). */
   pinned?: readonly string[] | undefined;
 }
 
 export interface AgentTools {
-  listTools(): Promise<Tool[]>;
+  listTools: () => Promise<Tool[]>;
   view: HostView;
 }
 

@@ -135,6 +135,7 @@ export interface ToolCallRecord {
 
 /** One `run_code` execution in the trace. */
 export interface CodeRunRecord extends CodeRunResult {
+  /** The code as the model wrote it. */
   source: string;
 }
 

@@ -15,7 +15,9 @@ import { within, type CodeCallValue, type CodeModeEvents } from "./events.js";
 export interface CodeCall {
   /** The Switchboard's qualified name (`math__add`). */
   tool: string;
+  /** From the call's start to its answer, in ms. */
   durationMs: number;
+  /** The tool answered with an error result, or the call failed. */
   isError: boolean;
 }
 
@@ -50,10 +52,12 @@ async function callOne(context: BridgeContext, server: string, tool: string, arg
   let reply: Reply;
   try {
     const result = await within(context.events, { kind: "call", name, server, tool }, async (): Promise<CallToolResult & CodeCallValue> => {
-      const answer = await context.board.callTool(name, args as Record<string, unknown>, { ...context.callOptions, signal: context.signal });
+      const answer = await context.board.callTool(name, args, { ...context.callOptions, signal: context.signal });
       return { ...answer, isError: answer.isError === true };
     });
-    reply = result.isError ? { ok: false, name: "ToolError", message: `${label}: ${textOf(result) || "the tool reported an error"}` } : { ok: true, value: valueOf(result) };
+    reply = result.isError
+      ? { ok: false, name: "ToolError", message: `${label}: ${textOf(result) || "the tool reported an error"}` }
+      : { ok: true, value: valueOf(result) };
   } catch (error) {
     const failure = asError(error);
     reply = { ok: false, name: failure.name, message: `${label}: ${failure.message}` };

@@ -11,7 +11,7 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { isToolExposed, parseQualified, type ToolFilter } from "../switchboard/namespacing.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
-import { isObject } from "../util/guards.js";
+import { display, isObject } from "../util/guards.js";
 import { bridge, type CodeCall } from "./bridge.js";
 import { declarationsOf, type ServerTools } from "./declarations.js";
 import { runInEngine, type EngineOutcome } from "./engine.js";
@@ -20,6 +20,7 @@ import { stripTypes } from "./strip.js";
 
 export const RUN_CODE = "run_code";
 
+/** Limits and settings of `codeMode(board, options)`; every limit applies per run. */
 export interface CodeModeOptions {
   /** Wall time per run, waiting on tools included (default 30 000). */
   timeoutMs?: number | undefined;
@@ -37,18 +38,23 @@ export interface CodeModeOptions {
   events?: CodeModeEvents | undefined;
 }
 
+/** Options of one `run`. */
 export interface CodeRunOptions {
   /** Aborting it interrupts the engine and cancels the MCP calls in flight. */
   signal?: AbortSignal | undefined;
 }
 
+/** Why a run failed: a syntax error, a throw, an unknown tool, a limit, an abort. */
 export interface CodeRunError {
+  /** The error's class: `SyntaxError`, `ToolError`, `TimeoutError`, `AbortError`, `InternalError`, ... */
   name: string;
   /** Names the line of the code (and the tool, for a failed call). */
   message: string;
+  /** The line of the code it happened on (1 is the code's first line), when known. */
   line?: number;
 }
 
+/** What `run` returns: never throws for the code's own failures. */
 export interface CodeRunResult {
   /** What the code returned, as JSON data (`null` for nothing); a too long value is a string, cut with a note. */
   value: unknown;
@@ -56,6 +62,7 @@ export interface CodeRunResult {
   logs: string[];
   /** Every tool call the code made, in the order they ended. */
   calls: CodeCall[];
+  /** Set when the run failed; `value` is then `null`. */
   error?: CodeRunError;
 }
 
@@ -69,11 +76,13 @@ interface Listing {
 
 const DEFAULTS = { timeoutMs: 30_000, memoryLimitBytes: 64 * 1024 * 1024, maxStackBytes: 256 * 1024, maxOutputChars: 20_000 };
 
+/** Code mode over one board: see `codeMode`. */
 export class CodeMode {
   private readonly limits: typeof DEFAULTS;
   private cached: { from: readonly Tool[]; listing: Listing } | undefined;
 
   constructor(
+    /** The board every call from code goes through. */
     readonly board: Switchboard,
     private readonly options: CodeModeOptions = {},
   ) {
@@ -95,6 +104,7 @@ export class CodeMode {
     return (await this.listing()).tools;
   }
 
+  /** Runs `run_code` (`{ code }`) for a model: the value or the error as text, with the logs; `isError` on failure. */
   async callTool(name: string, args?: Record<string, unknown>, options?: Record<string, unknown>): Promise<CallToolResult> {
     if (name !== RUN_CODE) throw new ProtocolError(`Unknown tool: ${name} (code mode offers ${RUN_CODE})`, ErrorCode.InvalidParams, { tool: name });
     const code = isObject(args) ? args.code : undefined;
@@ -103,11 +113,13 @@ export class CodeMode {
     return resultFor(await this.run(code, { signal }));
   }
 
+  /** Runs JavaScript or TypeScript (the body of an async function) in a fresh sandbox; resolves, never rejects, for the code's failures. */
   async run(source: string, options: CodeRunOptions = {}): Promise<CodeRunResult> {
     if (typeof source !== "string") throw new ConfigError(`expected the code as a string, found ${typeof source}`, { field: "source" });
     const calls: CodeCall[] = [];
     const stripped = stripTypes(source);
-    if (!stripped.ok) return { value: null, logs: [], calls, error: errorOf({ ok: false, name: "SyntaxError", message: stripped.message, line: stripped.line }) };
+    if (!stripped.ok)
+      return { value: null, logs: [], calls, error: errorOf({ ok: false, name: "SyntaxError", message: stripped.message, line: stripped.line }) };
     const listing = await this.listing();
     const controller = new AbortController();
     // Each call in flight listens to it: `Promise.all` over many lookups is the point, not a leak.
@@ -117,7 +129,14 @@ export class CodeMode {
     if (outer?.aborted) onAbort();
     else outer?.addEventListener("abort", onAbort, { once: true });
     const limits = { ...this.limits, maxLogChars: this.limits.maxOutputChars };
-    const hostCall = bridge({ board: this.board, index: listing.index, signal: controller.signal, callOptions: this.options.callOptions, events: this.options.events, calls });
+    const hostCall = bridge({
+      board: this.board,
+      index: listing.index,
+      signal: controller.signal,
+      callOptions: this.options.callOptions,
+      events: this.options.events,
+      calls,
+    });
     const run = () => runInEngine(stripped.code, listing.catalog, hostCall, limits, controller.signal);
     try {
       const { outcome, logs } = this.options.events?.around ? await this.options.events.around({ kind: "run", source }, run) : await run();
@@ -150,7 +169,7 @@ export class CodeMode {
       if (group === undefined) grouped.set(parsed.server, (group = { server: parsed.server, tools: [] }));
       group.tools.push({ name: parsed.tool, tool });
       let names = index.get(parsed.server);
-      if (names === undefined) index.set(parsed.server, (names = new Map()));
+      if (names === undefined) index.set(parsed.server, (names = new Map<string, string>()));
       names.set(parsed.tool, tool.name);
     }
     const declarations = declarationsOf([...grouped.values()]);
@@ -162,6 +181,7 @@ export class CodeMode {
   }
 }
 
+/** Code mode over `board`: typed declarations of its tools, sandboxed runs whose calls go through the board, and `run_code`. */
 export function codeMode(board: Switchboard, options: CodeModeOptions = {}): CodeMode {
   return new CodeMode(board, options);
 }
@@ -178,7 +198,11 @@ function runCodeTool(declarations: string): Tool {
   return {
     name: RUN_CODE,
     description,
-    inputSchema: { type: "object", properties: { code: { type: "string", description: "The code: the body of an async function; `return` the answer." } }, required: ["code"] },
+    inputSchema: {
+      type: "object",
+      properties: { code: { type: "string", description: "The code: the body of an async function; `return` the answer." } },
+      required: ["code"],
+    },
   };
 }
 
@@ -203,7 +227,7 @@ function checkLimits(options: CodeModeOptions): typeof DEFAULTS {
     const value = options[key];
     if (value === undefined) continue;
     if (!(typeof value === "number" && Number.isInteger(value) && value > 0)) {
-      throw new ConfigError(`expected a whole number > 0, found ${String(value)}`, { field: key });
+      throw new ConfigError(`expected a whole number > 0, found ${display(value)}`, { field: key });
     }
     limits[key] = value;
   }
@@ -212,6 +236,7 @@ function checkLimits(options: CodeModeOptions): typeof DEFAULTS {
   if (limits.maxStackBytes < 64 * 1024 || limits.maxStackBytes > 1024 * 1024) {
     throw new ConfigError(`expected between 65536 and 1048576 bytes, found ${limits.maxStackBytes}`, { field: "maxStackBytes" });
   }
-  if (limits.memoryLimitBytes < 1024 * 1024) throw new ConfigError(`expected at least 1048576 bytes, found ${limits.memoryLimitBytes}`, { field: "memoryLimitBytes" });
+  if (limits.memoryLimitBytes < 1024 * 1024)
+    throw new ConfigError(`expected at least 1048576 bytes, found ${limits.memoryLimitBytes}`, { field: "memoryLimitBytes" });
   return limits;
 }

@@ -39,7 +39,9 @@ export function declarationsOf(servers: readonly ServerTools[]): string {
       const input = new Printer(compileInputSchema(tool.inputSchema, "anthropic").schema ?? {}, `${prefix}_In`, aliases);
       const none = !isObject(input.root.properties) || Object.keys(input.root.properties).length === 0;
       const args = none ? "" : input.type(input.root, 2);
-      const output = isObject(tool.outputSchema) ? new Printer(compileInputSchema(tool.outputSchema, "anthropic").schema ?? {}, `${prefix}_Out`, aliases) : undefined;
+      const output = isObject(tool.outputSchema)
+        ? new Printer(compileInputSchema(tool.outputSchema, "anthropic").schema ?? {}, `${prefix}_Out`, aliases)
+        : undefined;
       const result = output ? output.type(output.root, 2) : "unknown";
       const optional = input.hasRequired(input.root) ? "" : "?";
       const doc = jsdoc(tool.description ?? tool.title, "    ");
@@ -48,7 +50,8 @@ export function declarationsOf(servers: readonly ServerTools[]): string {
     }
     body.push("  };");
   }
-  const header = "/** Each function calls one MCP tool. It resolves to the tool's structured result when it has one, else its text; a tool error throws a ToolError. */";
+  const header =
+    "/** Each function calls one MCP tool. It resolves to the tool's structured result when it has one, else its text; a tool error throws a ToolError. */";
   return [...aliases, header, "declare const tools: {", ...body, "};", ""].join("\n");
 }
 
@@ -134,7 +137,8 @@ class Printer {
       lines.push(`${pad}${propertyKey(key)}${required.has(key) ? "" : "?"}: ${this.type(value, depth + 1)};`);
     }
     const extra = schema.additionalProperties;
-    if (extra !== false && (lines.length === 0 || isObject(extra))) lines.push(`${pad}[key: string]: ${isObject(extra) ? this.type(extra, depth + 1) : "unknown"};`);
+    if (extra !== false && (lines.length === 0 || isObject(extra)))
+      lines.push(`${pad}[key: string]: ${isObject(extra) ? this.type(extra, depth + 1) : "unknown"};`);
     if (lines.length === 0) return "{}";
     const inline = `{ ${lines.map((line) => line.trim()).join(" ")} }`;
     if (!inline.includes("\n") && !inline.includes("/**") && inline.length <= 100) return inline;

@@ -6,7 +6,15 @@
  * A runtime per run costs ~0.3 ms (bench/codemode.ts measures it against a pooled one) and leaves no
  * state behind for the next run. Every handle the host holds is released before the runtime is freed.
  */
-import { DefaultIntrinsics, newQuickJSWASMModule, type QuickJSContext, type QuickJSDeferredPromise, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from "quickjs-emscripten";
+import {
+  DefaultIntrinsics,
+  newQuickJSWASMModule,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten";
 import { PRELUDE } from "./prelude.js";
 import { FIRST_LINE } from "./strip.js";
 
@@ -21,9 +29,7 @@ export interface EngineLimits {
 /** What the engine asks the host: one tool call, arguments and answer as JSON text. */
 export type HostCall = (server: string, tool: string, argsText: string) => Promise<string>;
 
-export type EngineOutcome =
-  | { ok: true; valueText: string }
-  | { ok: false; name: string; message: string; line: number | undefined };
+export type EngineOutcome = { ok: true; valueText: string } | { ok: false; name: string; message: string; line: number | undefined };
 
 export interface EngineRun {
   outcome: EngineOutcome;
@@ -81,7 +87,7 @@ class Session {
     // QuickJS's own limit undercounts in this build (no malloc_usable_size: 37 500 arrays of 100 numbers
     // fit under an 8 MiB limit), so the module's WebAssembly memory is watched too: growing past twice
     // the limit over where this run started stops it as out of memory, and the module is replaced.
-    const memory = qjs.getWasmMemory();
+    const memory = qjs.getWasmMemory() as unknown as { buffer: ArrayBuffer };
     const ceiling = memory.buffer.byteLength + 2 * limits.memoryLimitBytes;
     this.runtime.setInterruptHandler(() => {
       if (memory.buffer.byteLength > ceiling) this.overgrown = true;
@@ -161,7 +167,7 @@ class Session {
   private call(server: string, tool: string, args: string): QuickJSHandle {
     const deferred = this.context.newPromise();
     this.pending.add(deferred);
-    this.hostCall(server, tool, args).then((reply) => {
+    void this.hostCall(server, tool, args).then((reply) => {
       if (this.outcome !== undefined) return;
       this.pending.delete(deferred);
       this.step(() => this.context.newString(reply).consume((handle) => deferred.resolve(handle)));
@@ -214,8 +220,10 @@ class Session {
 
   private hostFailure(error: unknown): EngineOutcome {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof RangeError && /call stack/i.test(message)) return { ok: false, name: "RangeError", message: "stack overflow: the code recursed too deep", line: undefined };
-    if (/out of memory/i.test(message)) return { ok: false, name: "RangeError", message: "out of memory: the run used more than its memory limit", line: undefined };
+    if (error instanceof RangeError && /call stack/i.test(message))
+      return { ok: false, name: "RangeError", message: "stack overflow: the code recursed too deep", line: undefined };
+    if (/out of memory/i.test(message))
+      return { ok: false, name: "RangeError", message: "out of memory: the run used more than its memory limit", line: undefined };
     return this.failure(error);
   }
 

@@ -4,6 +4,7 @@
  * (src/telemetry/codemode-spans.ts) opens a `code.run` span with one child per call without this
  * folder knowing OpenTelemetry exists.
  */
+/** What `around` wraps: a whole run, or one tool call of it. */
 export type CodeSpanInfo =
   | { kind: "run"; source: string }
   /** `name` is the Switchboard's qualified name; `server` and `tool` as the code wrote them. */
@@ -19,6 +20,7 @@ export interface CodeRunValue {
   outcome: { ok: true } | { ok: false; name: string; message: string };
 }
 
+/** `codeMode(board, { events })`: what watches runs (`telemetry.codeModeEvents()`, or your own). */
 export interface CodeModeEvents {
   /** Must call `run` once and return (or await) its promise. */
   around?<T>(span: CodeSpanInfo, run: () => Promise<T>): Promise<T>;

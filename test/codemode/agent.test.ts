@@ -22,9 +22,11 @@ describe("runAgent with codeMode", () => {
     const answer = expectedAnswer();
     for (const run of [plain, parallel, code]) expect(run.result.text).toBe(`North: ${answer.total} in total; the biggest is ${answer.top}.`);
     // What the model was given to reach it: the records (plain) or the aggregate (code mode).
-    const records = plain.result.steps.flatMap((step) => step.toolResults?.content ?? []).filter((block) => block.type === "tool_result" && block.structuredContent);
+    const records = plain.result.steps
+      .flatMap((step) => step.toolResults?.content ?? [])
+      .filter((block) => block.type === "tool_result" && block.structuredContent);
     expect(records).toHaveLength(20);
-    const record = code.result.steps[0]!.toolCalls[0]!;
+    const record = code.result.steps[0].toolCalls[0];
     expect(record.code).toMatchObject({ source: LOOKUP_CODE, value: answer, logs: [] });
     expect(record.code!.calls).toHaveLength(21);
     expect(plain.modelCalls).toBe(22);
@@ -37,18 +39,23 @@ describe("runAgent with codeMode", () => {
   it("pinned tools beside run_code; the model's run_code error comes back as an error result", async () => {
     const { board } = await boards();
     const server = await startModelServer([
-      { toolCalls: [{ name: "run_code", arguments: { code: "const x = 1;\nawait tools.crm.nope();" } }, { name: "math__add", arguments: { a: 1, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: "run_code", arguments: { code: "const x = 1;\nawait tools.crm.nope();" } },
+          { name: "math__add", arguments: { a: 1, b: 1 } },
+        ],
+      },
       { text: "done" },
     ]);
     try {
       const model = openAIChatModel(new OpenAI({ apiKey: "test", baseURL: server.openaiBaseURL, maxRetries: 0 }), { model: "gpt-test" });
       const result = await runAgent({ model, host: board, messages: "go", codeMode: { pinned: ["math__add"], timeoutMs: 5_000 } });
-      const offered = (server.requests[0]!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+      const offered = (server.requests[0].body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
       expect(offered).toEqual(["math__add", "run_code"].sort());
-      const [runCode, add] = result.steps[0]!.toolCalls;
+      const [runCode, add] = result.steps[0].toolCalls;
       expect(runCode).toMatchObject({ name: "run_code", isError: true, code: { error: { name: "ToolError", line: 2 } } });
       expect(add).toMatchObject({ name: "math__add", isError: false, server: "math" });
-      const sentBack = JSON.stringify(server.requests[1]!.body.messages);
+      const sentBack = JSON.stringify(server.requests[1].body.messages);
       expect(sentBack).toMatch(/unknown tool tools\[\\\\?"crm\\\\?"\]\[\\\\?"nope\\\\?"\]/);
     } finally {
       await server.close();
@@ -58,7 +65,11 @@ describe("runAgent with codeMode", () => {
   it("codeMode needs a Switchboard host", async () => {
     const { board } = await boards();
     const host = { listTools: () => board.listTools(), callTool: board.callTool.bind(board) };
-    await expect(runAgent({ model: async () => ({ message: { role: "assistant", content: [] } }), host, messages: "x", codeMode: true })).rejects.toThrow(/Switchboard/);
-    await expect(runAgent({ model: async () => ({ message: { role: "assistant", content: [] } }), host: board, messages: "x", codeMode: 3 as unknown as boolean })).rejects.toThrow(/codeMode/);
+    await expect(runAgent({ model: async () => ({ message: { role: "assistant", content: [] } }), host, messages: "x", codeMode: true })).rejects.toThrow(
+      /Switchboard/,
+    );
+    await expect(
+      runAgent({ model: async () => ({ message: { role: "assistant", content: [] } }), host: board, messages: "x", codeMode: 3 as unknown as boolean }),
+    ).rejects.toThrow(/codeMode/);
   });
 });

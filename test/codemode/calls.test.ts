@@ -23,7 +23,7 @@ describe("calls from code", () => {
       console.log("got", c.id, { sum });
       return { name: c.name, revenue: c.revenue, sum, odd };`);
     expect(out.error).toBeUndefined();
-    expect(out.value).toEqual({ name: "Customer 3", revenue: CUSTOMERS[2]!.revenue, sum: "42", odd: "v2" });
+    expect(out.value).toEqual({ name: "Customer 3", revenue: CUSTOMERS[2].revenue, sum: "42", odd: "v2" });
     expect(out.logs).toEqual(['got c3 {"sum":"42"}']);
     expect(out.calls.map((call) => [call.tool, call.isError])).toEqual([
       ["crm__get_customer", false],
@@ -104,7 +104,11 @@ describe("bad input", () => {
     const { board } = await boards();
     const code = codeMode(board);
     const tool = await code.run(`\nawait tools.math.multiply({ a: 1 });`);
-    expect(tool.error).toMatchObject({ name: "ToolError", line: 2, message: expect.stringMatching(/unknown tool tools\["math"\]\["multiply"\]; this server has: add, fail/) });
+    expect(tool.error).toMatchObject({
+      name: "ToolError",
+      line: 2,
+      message: expect.stringMatching(/unknown tool tools\["math"\]\["multiply"\]; this server has: add, fail/),
+    });
     const server = await code.run(`await tools.weather.today();`);
     expect(server.error?.message).toMatch(/unknown tool tools\["weather"\]\["today"\]; the servers are: crm, math/);
   });
@@ -150,7 +154,11 @@ describe("run_code for models", () => {
     expect(tool.description).toContain(await code.declarations());
     expect(await code.listTools()).toEqual([tool]);
     const calls: OpenAIChatToolCall[] = [
-      { id: "call_1", type: "function", function: { name: "run_code", arguments: JSON.stringify({ code: "return (await tools.crm.get_customer({ id: 'c5' })).name;" }) } },
+      {
+        id: "call_1",
+        type: "function",
+        function: { name: "run_code", arguments: JSON.stringify({ code: "return (await tools.crm.get_customer({ id: 'c5' })).name;" }) },
+      },
       { id: "call_2", type: "function", function: { name: "run_code", arguments: JSON.stringify({ code: "\nnull.x" }) } },
     ];
     const [ok, failed] = await runOpenAIToolCalls(code, calls);

@@ -50,7 +50,7 @@ function typeErrors(declarations: string, program: string): string[] {
   const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ["lib.es2022.d.ts"], types: [] };
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, version) => (files[name] !== undefined ? ts.createSourceFile(name, files[name]!, version) : read(name, version));
+  host.getSourceFile = (name, version) => (files[name] !== undefined ? ts.createSourceFile(name, files[name], version) : read(name, version));
   host.fileExists = (name) => files[name] !== undefined || ts.sys.fileExists(name);
   const compiled = ts.createProgram(Object.keys(files), options, host);
   return ts.getPreEmitDiagnostics(compiled).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
@@ -90,7 +90,9 @@ describe("declarations", () => {
   it("is smaller than the JSON tool list it replaces", async () => {
     const { board } = await boards();
     const declarations = await codeMode(board).declarations();
-    const listed = JSON.stringify((await board.listTools()).map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })));
+    const listed = JSON.stringify(
+      (await board.listTools()).map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })),
+    );
     const ratio = encode(declarations).length / encode(listed).length;
     expect(ratio).toBeLessThan(0.8);
   });

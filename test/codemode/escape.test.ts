@@ -37,7 +37,22 @@ describe("escape attempts", () => {
       };`);
     expect(out.error).toBeUndefined();
     const seen = out.value as Record<string, string>;
-    for (const name of ["process", "require", "module", "exports", "fetch", "XMLHttpRequest", "WebSocket", "setInterval", "setImmediate", "Buffer", "global", "std", "os", "WebAssembly"]) {
+    for (const name of [
+      "process",
+      "require",
+      "module",
+      "exports",
+      "fetch",
+      "XMLHttpRequest",
+      "WebSocket",
+      "setInterval",
+      "setImmediate",
+      "Buffer",
+      "global",
+      "std",
+      "os",
+      "WebAssembly",
+    ]) {
       expect(seen[name], name).toBe("undefined");
     }
     expect(seen).toMatchObject({ setTimeout: "function", tools: "object", console: "object" });
