@@ -6,7 +6,17 @@
  * line and the tool, and the model reads it as an error result of `run_code`.
  */
 import { describe, expect, it } from "vitest";
-import { codeMode, ConfigError, runOpenAIToolCalls, type OpenAIChatToolCall } from "../../src/index.js";
+import {
+  codeMode,
+  ConfigError,
+  runAnthropicToolUses,
+  runGeminiFunctionCalls,
+  runOpenAIToolCalls,
+  Switchboard,
+  type OpenAIChatToolCall,
+} from "../../src/index.js";
+import { waitFor } from "../helpers/processes.js";
+import { ScriptedServer } from "../helpers/scripted-server.js";
 import { CUSTOMERS, codeBoards } from "./helpers.js";
 
 const boards = codeBoards();
@@ -71,6 +81,42 @@ describe("calls from code", () => {
     const all = await codeMode(unlimited.board).run(`return (await Promise.all([1, 2, 3, 4, 5].map(() => tools.math.slow({ ms: 100 })))).length;`);
     expect(all.value).toBe(5);
     expect(unlimited.seen.peak).toBe(5);
+  });
+
+  it("breakers apply: failures from code open the server's circuit, and the next call throws inside", async () => {
+    const { board } = await boards({}, { math: { circuit: { failureThreshold: 2, cooldownMs: 60_000 } } });
+    const code = codeMode(board, { callOptions: { timeoutMs: 50 } });
+    const out = await code.run(`const names = [];
+      for (let i = 0; i < 3; i++) { try { await tools.math.slow({ ms: 5000 }); } catch (e) { names.push(e.name); } }
+      return names;`);
+    expect(out.value).toEqual(["RequestTimeoutError", "RequestTimeoutError", "CircuitOpenError"]);
+    expect(board.status().math.circuit).toBe("open");
+  });
+
+  it("fallbacks apply: the primary dies mid-call and the idempotent call moves to the backup", async () => {
+    const echo = { name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } };
+    const primary = new ScriptedServer().on("tools/list", () => ({ tools: [echo] })).on("tools/call", () => "silent");
+    const backup = new ScriptedServer()
+      .on("tools/list", () => ({ tools: [echo] }))
+      .on("tools/call", () => ({ content: [{ type: "text", text: "from backup" }] }));
+    const board = new Switchboard({
+      servers: {
+        primary: { transport: () => primary.clientSide, fallbacks: ["backup"], restart: { maxRestarts: 0, withinMs: 10_000 }, protocol: "legacy" },
+        backup: { transport: () => backup.clientSide, protocol: "legacy" },
+      },
+    });
+    try {
+      await board.start();
+      await board.listTools();
+      const running = codeMode(board).run(`return await tools.primary.echo({ text: "x" });`);
+      await waitFor(() => primary.messages("tools/call").length === 1);
+      await primary.crash();
+      const out = await running;
+      expect(out.value).toBe("from backup");
+      expect(out.calls).toEqual([{ tool: "primary__echo", durationMs: expect.any(Number), isError: false }]);
+    } finally {
+      await board.stop();
+    }
   });
 
   it("the tools filter limits what the code sees and may call", async () => {
@@ -146,7 +192,7 @@ describe("bad input", () => {
 });
 
 describe("run_code for models", () => {
-  it("the tool carries the declarations; the OpenAI runner executes it and an error is an error result", async () => {
+  it("the tool carries the declarations; the OpenAI, Anthropic and Gemini runners execute it and an error is an error result", async () => {
     const { board } = await boards();
     const code = codeMode(board);
     const tool = await code.tool();
@@ -164,6 +210,10 @@ describe("run_code for models", () => {
     const [ok, failed] = await runOpenAIToolCalls(code, calls);
     expect(ok).toMatchObject({ role: "tool", tool_call_id: "call_1", content: "Customer 5" });
     expect(JSON.stringify(failed)).toMatch(/Error: TypeError: cannot read property 'x' of null \(line 2\)/);
+    const [anthropic] = await runAnthropicToolUses(code, [{ type: "tool_use", id: "toolu_1", name: "run_code", input: { code: "return 6 * 7;" } }]);
+    expect(anthropic).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "42" }] });
+    const [gemini] = await runGeminiFunctionCalls(code, [{ name: "run_code", args: { code: "return [1, 2];" } }]);
+    expect(JSON.stringify(gemini)).toContain("[1,2]");
     expect((await code.callTool("run_code", {})).isError).toBe(true);
     await expect(code.callTool("other", {})).rejects.toThrow(/Unknown tool: other/);
   });
