@@ -44,7 +44,10 @@ let module: Promise<QuickJSWASMModule> | undefined;
  * its memory can no longer be trusted.
  */
 export function quickJS(): Promise<QuickJSWASMModule> {
-  module ??= newQuickJSWASMModule();
+  module ??= newQuickJSWASMModule().catch((error: unknown) => {
+    module = undefined;
+    throw error;
+  });
   return module;
 }
 

@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 it("every ts block of the code mode guide type-checks", () => {
   const guide = readFileSync(`${root}docs/guide/code-mode.md`, "utf8");
   const blocks = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
-  expect(blocks.length).toBeGreaterThanOrEqual(3);
+  expect(blocks.length).toBeGreaterThanOrEqual(4);
   const files = new Map(blocks.map((block, i) => [`${root}docs/guide/code-mode-block-${i}.ts`, `${block}\nexport {};\n`]));
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
@@ -24,7 +24,7 @@ it("every ts block of the code mode guide type-checks", () => {
     skipLibCheck: true,
     noEmit: true,
     baseUrl: root,
-    paths: { "mcp-switchboard": ["src/index.ts"] },
+    paths: { "mcp-switchboard": ["src/index.ts"], "mcp-switchboard/telemetry": ["src/telemetry/index.ts"] },
   };
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
