@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { openAIChatModel, runAgent } from "../../src/index.js";
 import { startModelServer } from "../fixtures/model-server.js";
+import { waitFor } from "../helpers/processes.js";
 import { expectedAnswer, LOOKUP_CODE, runLookupTask } from "./fixtures/lookup-task.js";
 import { codeBoards } from "./helpers.js";
 
@@ -57,6 +58,28 @@ describe("runAgent with codeMode", () => {
       expect(add).toMatchObject({ name: "math__add", isError: false, server: "math" });
       const sentBack = JSON.stringify(server.requests[1].body.messages);
       expect(sentBack).toMatch(/unknown tool tools\[\\\\?"crm\\\\?"\]\[\\\\?"nope\\\\?"\]/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("aborting the agent run interrupts run_code and cancels its calls in flight", async () => {
+    const { board, seen } = await boards();
+    const server = await startModelServer([
+      { toolCalls: [{ name: "run_code", arguments: { code: "return await tools.math.slow({ ms: 20000 });" } }] },
+      { text: "never" },
+    ]);
+    try {
+      const model = openAIChatModel(new OpenAI({ apiKey: "test", baseURL: server.openaiBaseURL, maxRetries: 0 }), { model: "gpt-test" });
+      const controller = new AbortController();
+      const running = runAgent({ model, host: board, messages: "go", codeMode: true, signal: controller.signal });
+      await waitFor(() => seen.running === 1, 10_000);
+      controller.abort();
+      const result = await running;
+      expect(result.stopReason).toBe("aborted");
+      expect(result.steps[0].toolCalls[0]).toMatchObject({ name: "run_code", isError: true, code: { error: { name: "AbortError" } } });
+      await waitFor(() => seen.cancelled.length === 1, 5_000);
+      expect(server.requests).toHaveLength(1);
     } finally {
       await server.close();
     }
