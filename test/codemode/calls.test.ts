@@ -43,6 +43,12 @@ describe("calls from code", () => {
     expect(seen.calls).toEqual(["crm.get_customer", "math.add", "math.tool-name.v2"]);
   });
 
+  it("media in a text result is named, not inlined: the code gets data", async () => {
+    const { board } = await boards();
+    const out = await codeMode(board).run(`return await tools.math.media();`);
+    expect(out.value).toBe("caption\n[image image/png left out]\ninline text\n[resource file:///b.bin left out]\n[resource file:///c.txt]");
+  });
+
   it("an error result throws a ToolError inside the code, catchable; uncaught it names the tool and the line", async () => {
     const { board } = await boards();
     const code = codeMode(board);
