@@ -162,7 +162,12 @@ class Session {
     }
     const text = state.value.consume((handle) => (this.context.typeof(handle) === "string" ? this.context.getString(handle) : undefined));
     if (text === undefined) return this.end({ ok: false, name: "Error", message: "the run ended without a result", line: undefined });
-    const reply = JSON.parse(text) as { ok: boolean; value?: unknown; name?: string; message?: string; stack?: string };
+    let reply: { ok: boolean; value?: unknown; name?: string; message?: string; stack?: string };
+    try {
+      reply = JSON.parse(text) as typeof reply;
+    } catch {
+      return this.end({ ok: false, name: "Error", message: "the run's result could not be read", line: undefined });
+    }
     if (reply.ok) return this.end({ ok: true, valueText: JSON.stringify(reply.value) });
     this.end({ ok: false, name: reply.name ?? "Error", message: reply.message ?? "", line: lineOf(reply.stack) });
   }
@@ -170,11 +175,14 @@ class Session {
   private call(server: string, tool: string, args: string): QuickJSHandle {
     const deferred = this.context.newPromise();
     this.pending.add(deferred);
-    void this.hostCall(server, tool, args).then((reply) => {
-      if (this.outcome !== undefined) return;
-      this.pending.delete(deferred);
-      this.step(() => this.context.newString(reply).consume((handle) => deferred.resolve(handle)));
-    });
+    const failed = (error: unknown) => JSON.stringify({ ok: false, name: "Error", message: `tools.${server}.${tool}: ${String(error)}` });
+    void this.hostCall(server, tool, args)
+      .then(undefined, failed)
+      .then((reply) => {
+        if (this.outcome !== undefined) return;
+        this.pending.delete(deferred);
+        this.step(() => this.context.newString(reply).consume((handle) => deferred.resolve(handle)));
+      });
     return deferred.handle;
   }
 
