@@ -27,6 +27,7 @@ const ALL = [
   "many-servers",
   "telemetry-overhead",
   "codemode",
+  "observe",
 ];
 
 const args = process.argv.slice(2);

@@ -4,6 +4,7 @@
  * run's `approve`, events and abort apply to it; the board's hooks to each call the code makes), and
  * its record in the trace carries the code, the calls it made and what it returned or printed.
  */
+import type { ToolHost } from "../adapters/tool-runner.js";
 import type { Tool } from "../client/types.js";
 import { codeMode, RUN_CODE, resultFor, type CodeModeOptions } from "../codemode/code-mode.js";
 import { ConfigError } from "../jsonrpc/errors.js";
@@ -22,9 +23,15 @@ export interface AgentTools {
   view: HostView;
 }
 
-export function agentTools(host: AgentHost, option: boolean | AgentCodeModeOptions | undefined, callOptions: Record<string, unknown> | undefined): AgentTools {
+/** `lister` lists what the run may see (a principal's view of the board, say); calls go to `host`. */
+export function agentTools(
+  host: AgentHost,
+  option: boolean | AgentCodeModeOptions | undefined,
+  callOptions: Record<string, unknown> | undefined,
+  lister: ToolHost | AgentHost = host,
+): AgentTools {
   const inner = viewOf(host);
-  if (option === undefined || option === false) return { listTools: () => host.listTools(), view: inner };
+  if (option === undefined || option === false) return { listTools: () => lister.listTools(), view: inner };
   if (option !== true && !isObject(option)) throw new ConfigError(`expected true, false or an options object, found ${typeof option}`, { field: "codeMode" });
   if (!(host instanceof Switchboard)) {
     inner.dispose();
@@ -36,7 +43,7 @@ export function agentTools(host: AgentHost, option: boolean | AgentCodeModeOptio
   let cached: { from: readonly Tool[]; runCode: Tool; tools: Tool[] } | undefined;
   return {
     listTools: async () => {
-      const [all, runCode] = await Promise.all([host.listTools(), code.tool()]);
+      const [all, runCode] = await Promise.all([lister.listTools(), code.tool()]);
       if (cached?.from !== all || cached.runCode !== runCode) cached = { from: all, runCode, tools: [runCode, ...all.filter((tool) => pinned.has(tool.name))] };
       return cached.tools;
     },

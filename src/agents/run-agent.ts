@@ -7,6 +7,8 @@
  */
 import { ConfigError, McpError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
+import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
+import { asPrincipal } from "./principal.js";
 import { checkTrace } from "./convert/shared.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
 import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
@@ -36,6 +38,10 @@ export interface RunAgentOptions {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
+  /** The most of one tool result the model reads (switchboard/result-budget.ts); `callOptions.maxResultChars` wins, unset: the host's. */
+  maxResultChars?: number | undefined;
+  /** Whose credentials and lists the run uses (a Switchboard host only; src/agents/principal.ts). */
+  principal?: string | undefined;
   /** Offer the model `run_code` (code mode, on a Switchboard host) instead of the board's tools; `pinned` ones stay beside it. */
   codeMode?: boolean | AgentCodeModeOptions | undefined;
 }
@@ -56,11 +62,13 @@ export class ModelCallError extends McpError {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { model, host, maxTurns } = checkOptions(options);
+  const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
+  const { lister, callOptions } = asPrincipal(host, options.principal, options.callOptions);
   const messages: TraceMessage[] =
     typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
-  const { view, listTools } = agentTools(host, options.codeMode, options.callOptions);
+  const { view, listTools } = agentTools(host, options.codeMode, callOptions, lister);
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
@@ -114,7 +122,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               signal,
               approve: options.approve,
               events: options.events,
-              callOptions: options.callOptions,
+              callOptions,
+              maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
             });
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);
