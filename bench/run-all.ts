@@ -27,6 +27,7 @@ const ALL = [
   "many-servers",
   "telemetry-overhead",
   "fleet",
+  "codemode",
   "observe",
 ];
 

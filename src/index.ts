@@ -110,6 +110,8 @@ export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
 
+export * from "./codemode/index.js";
+
 export * from "./agents/index.js";
 
 // Importing the observer registers it, so `board.observe()` works for anyone who imports the package.

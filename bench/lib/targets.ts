@@ -26,6 +26,9 @@ export const TARGETS: readonly Target[] = [
   { id: "start-10000-ms", what: "start 10,000 supervised connections (memory pairs)", bench: "switchboard-scale", unit: "ms", atMost: 2000 },
   { id: "list-10000-ms", what: "listTools over 10,000 supervised connections", bench: "switchboard-scale", unit: "ms", atMost: 1000 },
   { id: "many-servers-vs-sdk", what: "100 stdio servers, c64: one Switchboard ÷ one SDK Client per server (req/s)", bench: "many-servers", unit: "x" },
+  { id: "codemode-run-ms", what: "code mode: CPU per run (engine, prelude, strip, bridge setup)", bench: "codemode", unit: "ms", atMost: 5 },
+  { id: "codemode-call-ms", what: "code mode: CPU per call from code over a direct board.callTool", bench: "codemode", unit: "ms", atMost: 0.2 },
+  { id: "codemode-tokens", what: "code mode: tokens sent ÷ plain tool calling (20 lookups, one per turn)", bench: "codemode", unit: "x", atMost: 0.2 },
   { id: "observer-page-c64", what: "observer on with a page open ÷ off, stdio raw responder, c64 (req/s)", bench: "observe", unit: "x", atLeast: 0.95 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];

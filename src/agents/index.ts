@@ -3,6 +3,7 @@ export { openAIChatModel, openAIResponsesModel, anthropicModel, DEFAULT_ANTHROPI
 export type { OpenAIChatClient, OpenAIResponsesClient, AnthropicClient, ModelParams, OpenAIModelOptions } from "./models.js";
 export type { AgentModel, ModelRequest, ModelResponse, SdkRequestOptions } from "./model.js";
 export type { AgentHost } from "./host.js";
+export type { AgentCodeModeOptions } from "./code-mode.js";
 export type { AgentApprove, AgentApprovalRequest } from "./tool-calls.js";
 export type { AgentEvents, ModelCallStart, ModelCallEnd, ToolCallStart, ToolCallEnd, SpanInfo, ToolSpanValue } from "./events.js";
 export { addUsage, messageText } from "./trace.js";
@@ -17,6 +18,7 @@ export type {
   ThinkingBlock,
   ToolCallAttempt,
   ToolCallRecord,
+  CodeRunRecord,
   ToolResultBlock,
   ToolUseBlock,
   TraceMessage,

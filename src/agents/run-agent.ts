@@ -11,7 +11,8 @@ import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
 import { asPrincipal } from "./principal.js";
 import { checkTrace } from "./convert/shared.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
-import { viewOf, type AgentHost } from "./host.js";
+import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
+import type { AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
 import { runToolUses, type AgentApprove } from "./tool-calls.js";
 import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
@@ -41,6 +42,8 @@ export interface RunAgentOptions {
   maxResultChars?: number | undefined;
   /** Whose credentials and lists the run uses (a Switchboard host only; src/agents/principal.ts). */
   principal?: string | undefined;
+  /** Offer the model `run_code` (code mode, on a Switchboard host) instead of the board's tools; `pinned` ones stay beside it. */
+  codeMode?: boolean | AgentCodeModeOptions | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */
@@ -65,13 +68,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
+  const { view, listTools } = agentTools(host, options.codeMode, callOptions, lister);
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const view = viewOf(host);
   const steps: AgentStep[] = [];
   let usage: Usage = {};
   const finish = (stopReason: StopReason): AgentResult => {
@@ -80,7 +83,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   };
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
-      const tools = await untilAborted(lister.listTools(), signal);
+      const tools = await untilAborted(listTools(), signal);
       if (tools.aborted) return finish("aborted");
       const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
       const began = performance.now();

@@ -77,6 +77,7 @@ async function runOne(use: ToolUseBlock, tool: Tool | undefined, context: TurnCo
     durationMs,
     isError: ended.result.isError,
     ...(ended.failure ? { failure: ended.failure } : {}),
+    ...(ended.outcome?.code ? { code: ended.outcome.code } : {}),
   };
   context.events?.toolCallEnd?.({ ...start, durationMs, record, result: ended.result });
   return { result: ended.result, record };

@@ -5,6 +5,7 @@
  * Switchboard), never a provider's rewritten names, so one trace can be replayed to any provider.
  */
 import type { CallToolResult } from "../client/types.js";
+import type { CodeRunResult } from "../codemode/code-mode.js";
 
 /** MCP content blocks, as a tool result carries them (text, image, audio, resource, resource_link). */
 export type McpContent = CallToolResult["content"];
@@ -128,6 +129,14 @@ export interface ToolCallRecord {
   isError: boolean;
   /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort. */
   failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted";
+  /** For code mode's `run_code`: the code the model wrote, the tool calls it made, what it returned and printed. */
+  code?: CodeRunRecord;
+}
+
+/** One `run_code` execution in the trace. */
+export interface CodeRunRecord extends CodeRunResult {
+  /** The code as the model wrote it. */
+  source: string;
 }
 
 /** One turn: a model call and the tool calls it asked for. */
