@@ -39,6 +39,11 @@ export interface SwitchboardInit {
    * down, or after this long. Default 30000.
    */
   startTimeoutMs?: number | undefined;
+  /**
+   * A JSON file that keeps every server's tool list as last seen (written atomically after each
+   * listing), so lazy servers' tools are known without starting them.
+   */
+  catalogFile?: string | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {

@@ -61,6 +61,10 @@ interface ServerEntryCommon {
   autoListen?: boolean;
   /** Unset: the client's default (16 MiB). */
   maxMessageBytes?: number;
+  /** Started by its first call, not by `board.start()`. */
+  lazy?: boolean;
+  /** A lazy server stops after this many ms without calls. */
+  idleMs?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

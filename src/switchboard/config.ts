@@ -179,6 +179,8 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     circuit: { ...CONFIG_DEFAULTS.circuit, ...fields.circuit },
     ...protocolFields(fields, context),
     ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes } : {}),
+    ...(fields.lazy === true ? { lazy: true } : {}),
+    ...(fields.idleMs !== undefined ? { idleMs: fields.idleMs } : {}),
   };
 
   // serverKind made sure of command or url; the checks below only tell the compiler.

@@ -19,8 +19,10 @@ import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
+import type { ServerStatus } from "./board-options.js";
 
-export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
+/** `idle`: a lazy server not running (not started yet, or asleep after `idleMs`); a call wakes it. */
+export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled" | "idle";
 
 /** A server entry as the Switchboard runs it: a config entry, or one written in code with its own transport. */
 export type RunnableEntry = ServerEntry & {
@@ -37,6 +39,8 @@ export interface RuntimeHooks {
   circuit(server: string, change: CircuitStateChange): void;
   /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
   toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
+  /** A call waits for a lazy server that is `idle`: start it. */
+  wake(runtime: ServerRuntime): void;
 }
 
 export class ServerRuntime implements ToolsOwner, ChildWork {
@@ -67,7 +71,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   ) {
     this.name = entry.name;
     this.entry = entry;
-    this.state = entry.disabled ? "disabled" : "starting";
+    this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
@@ -94,6 +98,20 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** Closes the circuit (an operator's restart). */
   resetCircuit(): void {
     this.circuitBreaker?.reset();
+  }
+
+  status(): ServerStatus {
+    return {
+      state: this.state,
+      restarts: this.restarts,
+      lastError: this.lastError?.message,
+      downReason: this.downReason,
+      inFlight: this.limiter.pending,
+      queued: this.limiter.size,
+      circuit: this.circuit,
+      protocolVersion: this.client?.protocolVersion,
+      fallbacks: this.entry.fallbacks,
+    };
   }
 
   // ---- the direct path ----------------------------------------------------------------------------
@@ -308,6 +326,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
   whenUp(timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
     if (this.state === "up" && this.client) return Promise.resolve(this.client);
+    if (this.state === "idle") this.hooks.wake(this);
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }

@@ -31,6 +31,8 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { BoardCatalog } from "./board-catalog.js";
+import type { ToolSearchHit, ToolSearchOptions } from "../catalog/search-index.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -46,6 +48,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  private readonly catalog: BoardCatalog; // search, the catalog snapshot, lazy servers
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -65,6 +68,12 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
+    this.catalog = new BoardCatalog(
+      this.runtimes,
+      { ...settings, separator: this.separator },
+      (event) => this.onChildEvent(event),
+      (error) => this.emit("error", { error }),
+    );
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
@@ -82,10 +91,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
    * tool up then.
    */
   async start(): Promise<void> {
+    await this.catalog.load();
     if (this.supervisor) return this.settledStart();
     const children: ChildSpec[] = [];
     for (const runtime of this.runtimes.values()) {
-      if (runtime.state === "disabled") continue;
+      if (runtime.state === "disabled" || runtime.entry.lazy === true) continue;
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children, relay: (event) => this.onChildEvent(event) } });
@@ -116,6 +126,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         supervisor.send({ type: "STOP" });
         await done;
       }
+      await this.catalog.stop();
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
       this.removeAllListeners();
     })();
@@ -142,19 +153,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   status(): Record<string, ServerStatus> {
     const status: Record<string, ServerStatus> = {};
-    for (const [name, runtime] of this.runtimes) {
-      status[name] = {
-        state: runtime.state,
-        restarts: runtime.restarts,
-        lastError: runtime.lastError?.message,
-        downReason: runtime.downReason,
-        inFlight: runtime.limiter.pending,
-        queued: runtime.limiter.size,
-        circuit: runtime.circuit,
-        protocolVersion: runtime.client?.protocolVersion,
-        fallbacks: runtime.entry.fallbacks,
-      };
-    }
+    for (const [name, runtime] of this.runtimes) status[name] = runtime.status();
     return status;
   }
 
@@ -176,7 +175,13 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** A server's tools: the kept list while it is away, else fresh (a listing failure is an `error` event). */
   private async toolsOf(runtime: ServerRuntime): Promise<[ServerRuntime, Tool[]]> {
     if (runtime.state === "disabled") return [runtime, []];
+    if (runtime.state === "idle" && runtime.tools.list === undefined) await this.catalog.firstListing(runtime);
     return [runtime, (await runtime.tools.refresh()) ?? []];
+  }
+
+  /** The tools that match a task best, best first (board-catalog.ts); follows the servers' list changes. */
+  async searchTools(query: string, options?: ToolSearchOptions): Promise<ToolSearchHit[]> {
+    return this.catalog.search(await this.listTools(), query, options);
   }
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
@@ -353,7 +358,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     },
     circuit: (server: string, change: { from: "closed" | "open" | "half-open"; to: "closed" | "open" | "half-open"; reason: string }) =>
       this.emit("circuit", { server, ...change }),
-    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => this.toolIndex.replace(runtime, tools, previous),
+    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => {
+      this.toolIndex.replace(runtime, tools, previous);
+      this.catalog.listed(runtime, tools);
+    },
+    wake: (runtime: ServerRuntime) => this.catalog.wake(runtime),
   };
 
   private onChildEvent(event: ChildEmitted): void {
