@@ -175,7 +175,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** A server's tools: the kept list while it is away, else fresh (a listing failure is an `error` event). */
   private async toolsOf(runtime: ServerRuntime): Promise<[ServerRuntime, Tool[]]> {
     if (runtime.state === "disabled") return [runtime, []];
-    if (runtime.state === "idle" && runtime.tools.list === undefined) await this.catalog.firstListing(runtime);
+    if (runtime.entry.lazy === true && runtime.tools.list === undefined) await this.catalog.firstListing(runtime);
     return [runtime, (await runtime.tools.refresh()) ?? []];
   }
 
