@@ -56,7 +56,7 @@ describe("tool search", () => {
 
   it("indexes parameter names and descriptions, titles and server instructions", () => {
     const index = new ToolSearchIndex();
-    const tool = { name: "run", title: "Quarterly forecast", inputSchema: { type: "object", properties: { horizon: { type: "string", description: "Months ahead" } } } };
+    const tool = { name: "run", title: "Quarterly forecast", inputSchema: { type: "object" as const, properties: { horizon: { type: "string", description: "Months ahead" } } } };
     index.setServer("plan", [{ name: "plan__run", tool }], "Budget planning for finance teams");
     for (const query of ["forecast", "horizon", "months", "budget"]) expect(index.search(query).map((hit) => hit.name), query).toEqual(["plan__run"]);
   });
