@@ -3,6 +3,7 @@ export { openAIChatModel, openAIResponsesModel, anthropicModel, DEFAULT_ANTHROPI
 export type { OpenAIChatClient, OpenAIResponsesClient, AnthropicClient, ModelParams, OpenAIModelOptions } from "./models.js";
 export type { AgentModel, ModelRequest, ModelResponse, SdkRequestOptions } from "./model.js";
 export type { AgentHost } from "./host.js";
+export type { ToolLoadingStep, DeferredToolOptions } from "./deferred-tools.js";
 export type { AgentApprove, AgentApprovalRequest } from "./tool-calls.js";
 export type { AgentEvents, ModelCallStart, ModelCallEnd, ToolCallStart, ToolCallEnd, SpanInfo, ToolSpanValue } from "./events.js";
 export { addUsage, messageText } from "./trace.js";
