@@ -38,6 +38,12 @@ export const SEARCH_TOOL: Tool = {
 
 /** The run's deferred loading, or undefined for eager loading; wrong option types are ConfigErrors. */
 export function deferredTools(options: DeferredToolOptions, host: ToolHost): DeferredTools | undefined {
+  const pinned = pinnedToolsOf(options);
+  return pinned === undefined ? undefined : new DeferredTools(host, pinned);
+}
+
+/** The pinned tools when loading is deferred, undefined when eager; wrong option types are ConfigErrors. */
+export function pinnedToolsOf(options: DeferredToolOptions): readonly string[] | undefined {
   const { toolLoading, pinnedTools } = options;
   if (toolLoading !== undefined && toolLoading !== "eager" && toolLoading !== "deferred") {
     throw new ConfigError(`expected "eager" or "deferred", found ${JSON.stringify(toolLoading)}`, { field: "toolLoading" });
@@ -49,7 +55,13 @@ export function deferredTools(options: DeferredToolOptions, host: ToolHost): Def
     if (pinnedTools !== undefined) throw new ConfigError('pinnedTools needs toolLoading: "deferred"', { field: "pinnedTools" });
     return undefined;
   }
-  return new DeferredTools(host, pinnedTools ?? []);
+  return pinnedTools ?? [];
+}
+
+/** What the model reads back from a search: the tools found, by name, with their descriptions. */
+export function searchResultText(query: string, hits: ReadonlyArray<{ name: string; description: string | undefined }>): string {
+  if (hits.length === 0) return `No tools match "${query}". Try other words.`;
+  return `Found ${hits.length} tools, callable from now on:\n${hits.map((hit) => `- ${hit.name}: ${hit.description ?? ""}`).join("\n")}`;
 }
 
 export class DeferredTools {
@@ -115,10 +127,7 @@ export class DeferredTools {
       const hits = await searchHost(this.host, query, limit);
       for (const hit of hits) this.load(hit.name);
       this.step.searches.push({ toolUseId: use.id, query, found: hits.map((hit) => hit.name) });
-      const text =
-        hits.length === 0
-          ? `No tools match "${query}". Try other words.`
-          : `Found ${hits.length} tools, callable from now on:\n${hits.map((hit) => `- ${hit.name}: ${hit.description ?? ""}`).join("\n")}`;
+      const text = searchResultText(query, hits);
       return { result: { type: "tool_result", toolUseId: use.id, content: [{ type: "text", text }], isError: false }, record: record(false) };
     } catch (error) {
       const text = `Error: ${(error as Error).message}`;
