@@ -10,6 +10,7 @@ import { partsText, resultParts, type PartOptions, type ResultPart } from "./med
 import type { NameOptions } from "./names.js";
 import { namesOf, oncePerList, orderedTools, parseArguments, runProviderCall, toolDescription, type RunOptions, type ToolHost } from "./tool-runner.js";
 import { pinnedOf, type DeferLoading } from "./deferred.js";
+import { CLOSED_UNSPECIFIED } from "./schema/shape.js";
 import {
   deferOptions,
   deferResponsesTools,
@@ -152,7 +153,10 @@ export function toOpenAITools(
 function openAIParameters(tool: Tool, strict: boolean | "auto"): { parameters: JsonSchema; strict: boolean } {
   if (strict !== false) {
     const compiled = compileInputSchema(tool.inputSchema, "openai-strict");
-    if (compiled.withinLimits && (strict === true || compiled.losses.length === 0)) return { parameters: compiled.schema!, strict: true };
+    // "auto": exact, or closed only where the schema named no other keys (schema/shape.ts).
+    if (compiled.withinLimits && (strict === true || compiled.losses.every((loss) => loss.endsWith(CLOSED_UNSPECIFIED)))) {
+      return { parameters: compiled.schema!, strict: true };
+    }
   }
   return { parameters: compileInputSchema(tool.inputSchema, "openai").schema!, strict: false };
 }
