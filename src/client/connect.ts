@@ -6,6 +6,7 @@ import { Connection } from "../connection/connection.js";
 import { createTransport, type Target } from "../transports/create.js";
 import { McpClient } from "./client.js";
 import type { ClientOptions } from "./options.js";
+import { checkClientOptions } from "./options-check.js";
 import { buildServerRequestHandler, declaredCapabilities } from "./server-requests.js";
 
 export async function connect(target: Target, options: ClientOptions = {}): Promise<McpClient> {
@@ -21,6 +22,7 @@ export async function connect(target: Target, options: ClientOptions = {}): Prom
 
 /** Builds the client without connecting (`client.start()` connects). Supervisors use this. */
 export function createClient(target: Target, options: ClientOptions = {}): McpClient {
+  checkClientOptions(options);
   const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes });
   let client: McpClient | undefined;
   const connection = new Connection(transport, {

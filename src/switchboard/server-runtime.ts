@@ -6,6 +6,7 @@
 import { AuthRequiredError } from "../auth/errors.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
+import { checkClientOptions } from "../client/options-check.js";
 import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
@@ -71,6 +72,9 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   ) {
     this.name = entry.name;
     this.entry = entry;
+    // Wrong option types fail here, at construction, naming the field (not at the first start).
+    checkClientOptions(defaults, "client.");
+    checkClientOptions(entry.client, "client.", entry.name);
     this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
