@@ -26,6 +26,10 @@ export const TARGETS: readonly Target[] = [
   { id: "start-10000-ms", what: "start 10,000 supervised connections (memory pairs)", bench: "switchboard-scale", unit: "ms", atMost: 2000 },
   { id: "list-10000-ms", what: "listTools over 10,000 supervised connections", bench: "switchboard-scale", unit: "ms", atMost: 1000 },
   { id: "many-servers-vs-sdk", what: "100 stdio servers, c64: one Switchboard ÷ one SDK Client per server (req/s)", bench: "many-servers", unit: "x" },
+  { id: "catalog-tokens-anthropic", what: "catalog, turn-1 tool tokens deferred ÷ eager, Anthropic", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-responses", what: "catalog, turn-1 tool tokens deferred ÷ eager, OpenAI Responses", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-neutral", what: "catalog, turn-1 tool tokens deferred ÷ eager, provider-neutral", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-lazy-100-ms", what: "start a board of 100 lazy stdio servers (catalog snapshot)", bench: "catalog", unit: "ms", atMost: 100 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];
 

@@ -1,11 +1,11 @@
 /**
  * Full-text search over the tools of many servers, with MiniSearch (BM25 with prefix and fuzzy
- * matching, incremental add/discard). Picked over FlexSearch and Orama on the query set in
- * test/catalog/queries.ts: equal recall with the same term processing, the smallest install, plain
- * synchronous calls, and per-document removal that a `list_changed` needs (docs/guide/catalogs.md has
- * the measurements). Each tool is one document: its qualified name, the words of its name, title,
- * description, parameter names and descriptions, and its server's name and instructions, each a field
- * with its own weight.
+ * matching). Picked for what a tool catalog needs rather than by a bake-off (FlexSearch and Orama were
+ * not measured): it is small and dependency-free, synchronous (a search is a plain call, no promise),
+ * takes our own tokenizer and term processing, and removes single documents, which a `list_changed`
+ * needs. Recall and speed on the query set in test/catalog/queries.ts are in docs/guide/catalogs.md.
+ * Each tool is one document: the words of its name, title, description, parameter names and
+ * descriptions, and its server's name and instructions, each a field with its own weight.
  */
 import MiniSearch from "minisearch";
 import type { Tool } from "../client/types.js";
