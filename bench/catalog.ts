@@ -49,7 +49,11 @@ const neutralDeferred = tokens(toOpenAITools([...catalog.filter((tool) => PINNED
 // ---- search ------------------------------------------------------------------------------------------
 function build(): ToolSearchIndex {
   const index = new ToolSearchIndex();
-  for (const [server, tools] of Object.entries(servers)) index.setServer(server, tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })));
+  for (const [server, tools] of Object.entries(servers))
+    index.setServer(
+      server,
+      tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })),
+    );
   return index;
 }
 const buildMs: number[] = [];
@@ -83,7 +87,7 @@ const lazyServers: Record<string, { command: string; args: string[]; lazy: true 
 const snapshot: { version: 1; servers: Record<string, { tools: Tool[]; listedAt: string }> } = { version: 1, servers: {} };
 for (let i = 0; i < 100; i++) {
   lazyServers[`s${i}`] = { command: process.execPath, args: [echo], lazy: true };
-  snapshot.servers[`s${i}`] = { tools: servers.filesystem!, listedAt: new Date().toISOString() };
+  snapshot.servers[`s${i}`] = { tools: servers.filesystem, listedAt: new Date().toISOString() };
 }
 const catalogFile = join(dir, "catalog.json");
 writeFileSync(catalogFile, JSON.stringify(snapshot));
@@ -100,7 +104,7 @@ for (let i = 0; i < 7; i++) {
 rmSync(dir, { recursive: true, force: true });
 
 // ---- report --------------------------------------------------------------------------------------------
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 const recall = found / QUERIES.length;
 const mrr = reciprocal / QUERIES.length;
@@ -109,7 +113,7 @@ const paths = [
   { path: "OpenAI Responses (namespaces + tool_search)", eager: responsesEager, deferred: responsesDeferred },
   { path: "provider-neutral (search_tools)", eager: neutralEager, deferred: neutralDeferred },
 ];
-const rows = [
+const rows: Array<Record<string, string | number>> = [
   ...paths.map((p) => ({ measure: `turn-1 tokens, ${p.path}`, eager: p.eager, deferred: p.deferred, ratio: round(p.deferred / p.eager) })),
   { measure: "search p50 (ms)", value: round(quantile(searchMs, 0.5), 4) },
   { measure: "search p99 (ms)", value: round(quantile(searchMs, 0.99), 4) },
@@ -139,7 +143,7 @@ writeResult(
         {
           title: "turn-1 tool tokens (lower is better)",
           unit: "tokens",
-          groups: paths.map((p) => ({ label: p.path.split(" (")[0]!, values: { eager: p.eager, deferred: p.deferred } })),
+          groups: paths.map((p) => ({ label: p.path.split(" (")[0], values: { eager: p.eager, deferred: p.deferred } })),
         },
       ],
     },

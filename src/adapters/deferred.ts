@@ -39,7 +39,7 @@ export function pinnedOf(deferLoading: unknown, field = "deferLoading"): Set<str
   if (deferLoading === undefined || deferLoading === false) return undefined;
   if (deferLoading === true) return new Set();
   if (isObject(deferLoading) && Array.isArray(deferLoading.pinned) && deferLoading.pinned.every((name) => typeof name === "string")) {
-    return new Set(deferLoading.pinned as string[]);
+    return new Set(deferLoading.pinned);
   }
   throw new ConfigError(`expected true, false or { pinned: string[] }, found ${describe(deferLoading)}`, { field });
 }

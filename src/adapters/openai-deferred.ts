@@ -13,23 +13,14 @@ import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_SCHEM
 import type { JsonSchema } from "./schema.js";
 import { namesOf, type ToolHost } from "./tool-runner.js";
 import type { NameOptions } from "./names.js";
-
-/** A Responses function tool (the same shape as `OpenAIResponsesTool` in openai.ts). */
-interface OpenAIResponsesFunctionTool {
-  type: "function";
-  name: string;
-  description?: string;
-  parameters: JsonSchema;
-  strict: boolean;
-  defer_loading?: true;
-}
+import type { OpenAIResponsesTool } from "./openai.js";
 
 /** One server's tools under a shared name (Responses `namespace` tool). */
 export interface OpenAINamespaceTool {
   type: "namespace";
   name: string;
   description: string;
-  tools: OpenAIResponsesFunctionTool[];
+  tools: OpenAIResponsesTool[];
 }
 
 /** The Responses `tool_search` tool. */
@@ -54,7 +45,7 @@ export interface OpenAIToolSearchOutput {
   call_id: string | null;
   execution: "client";
   status: "completed";
-  tools: OpenAIResponsesFunctionTool[];
+  tools: OpenAIResponsesTool[];
 }
 
 export interface DeferOptions {
@@ -66,15 +57,15 @@ export interface DeferOptions {
 
 /** Marks the tools not pinned as deferred, groups them per server, and adds the `tool_search` tool. */
 export function deferResponsesTools(
-  list: OpenAIResponsesFunctionTool[],
+  list: OpenAIResponsesTool[],
   mcpNames: ReadonlyMap<string, string>,
   options: DeferOptions,
-): Array<OpenAIResponsesFunctionTool | OpenAINamespaceTool | OpenAIToolSearchTool> {
+): Array<OpenAIResponsesTool | OpenAINamespaceTool | OpenAIToolSearchTool> {
   const search: OpenAIToolSearchTool =
     options.execution === "client"
-      ? { type: "tool_search", execution: "client", description: SEARCH_TOOL_DESCRIPTION, parameters: SEARCH_TOOL_SCHEMA as unknown as JsonSchema }
+      ? { type: "tool_search", execution: "client", description: SEARCH_TOOL_DESCRIPTION, parameters: SEARCH_TOOL_SCHEMA }
       : { type: "tool_search" };
-  const out: Array<OpenAIResponsesFunctionTool | OpenAINamespaceTool | OpenAIToolSearchTool> = [search];
+  const out: Array<OpenAIResponsesTool | OpenAINamespaceTool | OpenAIToolSearchTool> = [search];
   const groups = new Map<string, OpenAINamespaceTool>();
   for (const tool of list) {
     const mcpName = mcpNames.get(tool.name) ?? tool.name;
@@ -121,11 +112,11 @@ export function deferOptions(options: { toolSearch?: unknown; namespaces?: unkno
 export async function toolSearchOutput(
   host: ToolHost,
   call: OpenAIToolSearchCall,
-  convert: (tools: readonly Tool[], options: NameOptions) => OpenAIResponsesFunctionTool[],
+  convert: (tools: readonly Tool[], options: NameOptions) => OpenAIResponsesTool[],
   options: NameOptions = {},
 ): Promise<OpenAIToolSearchOutput> {
   const tools = await host.listTools();
-  let found: OpenAIResponsesFunctionTool[] = [];
+  let found: OpenAIResponsesTool[] = [];
   try {
     const { query, limit } = searchArguments(typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments);
     const hits = await searchHost(host, query, limit);

@@ -1,15 +1,15 @@
 /**
  * The client options checked by type before anything runs: a wrong type (`telemetry: true`,
  * `requestTimeoutMs: "5s"`) is a ConfigError naming the field and what it takes, not a TypeError from
- * deep inside a connection later. Only the shape is checked here; ranges stay with their users.
+ * deep inside a connection later. Only the shape is checked here; ranges stay with their users. The
+ * fields are those of ClientOptions (options.ts).
  */
 import { ConfigError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
-import type { ClientOptions } from "./options.js";
 
 type Kind = "boolean" | "number" | "function" | "string" | "object" | "array" | "instrumentation";
 
-const KINDS: Partial<Record<keyof ClientOptions, Kind>> = {
+const KINDS: Record<string, Kind> = {
   clientInfo: "object",
   capabilities: "object",
   requestTimeoutMs: "number",
@@ -59,7 +59,7 @@ export function checkClientOptions(options: unknown, prefix = "", server?: strin
   if (options === undefined) return;
   if (!isObject(options))
     throw new ConfigError(`expected an object of client options, found ${typeof options}`, { field: prefix.replace(/\.$/, "") || "options", server });
-  for (const [field, kind] of Object.entries(KINDS) as Array<[string, Kind]>) {
+  for (const [field, kind] of Object.entries(KINDS)) {
     const value = options[field];
     if (value === undefined || fits(value, kind)) continue;
     const found = value === null ? "null" : Array.isArray(value) ? "an array" : `${typeof value} ${JSON.stringify(value)?.slice(0, 40) ?? ""}`.trim();

@@ -254,7 +254,7 @@ describe("OpenAI strict mode", () => {
     } as Tool;
     const tools = [open, huge, closed];
     const strictness = (list: Array<{ name: string; strict: boolean }>) => Object.fromEntries(list.map((t) => [t.name, t.strict]));
-    // A schema that does not mention additionalProperties is closed without loss of anything the model knows (issue 21).
+    // A schema that does not mention additionalProperties is closed without loss of anything the model knows.
     expect(strictness(toOpenAITools(tools, { api: "responses", strict: "auto" }))).toEqual({ closed: true, open: true, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses", strict: true }))).toEqual({ closed: true, open: true, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses" }))).toEqual({ closed: false, open: false, huge: false });

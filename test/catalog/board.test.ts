@@ -45,12 +45,12 @@ describe("board.searchTools", () => {
     const b = board({ servers: { math: { transport: math.transport, protocol: "legacy" }, files: { transport: files.transport, protocol: "legacy" } } });
     await b.start();
     expect((await b.searchTools("open a file from disk"))[0]).toMatchObject({ name: "files__read_file", server: "files" });
-    expect((await b.searchTools("product of two numbers, multiply"))[0]!.name).toBe("math__multiply");
+    expect((await b.searchTools("product of two numbers, multiply"))[0].name).toBe("math__multiply");
     expect(await b.searchTools("divide")).toEqual([]);
 
     mathTools = [tool("divide", "Divide one number by another")];
-    math.made[0]!.notify("notifications/tools/list_changed");
-    await waitFor(() => math.made[0]!.messages("tools/list").length >= 2);
+    math.made[0].notify("notifications/tools/list_changed");
+    await waitFor(() => math.made[0].messages("tools/list").length >= 2);
     let found: string[] = [];
     await waitFor(() => {
       void b.searchTools("divide").then((hits) => (found = hits.map((hit) => hit.name)));
@@ -83,12 +83,12 @@ describe("lazy servers", () => {
     const b = board({ servers: { lazy: { transport: lazy.transport, protocol: "legacy", lazy: true, idleMs: 150 } } });
     await b.start();
     expect(lazy.made).toHaveLength(0);
-    expect(b.status().lazy!.state).toBe("idle");
+    expect(b.status().lazy.state).toBe("idle");
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => b.callTool("lazy__echo", { text: `hi ${i}` })));
     expect(results.map((result) => (result.content[0] as { text: string }).text)).toEqual(Array.from({ length: 10 }, (_, i) => `hi ${i}`));
     expect(lazy.made).toHaveLength(1);
-    expect(b.status().lazy!.state).toBe("up");
-    await waitFor(() => b.status().lazy!.state === "idle", 5000);
+    expect(b.status().lazy.state).toBe("up");
+    await waitFor(() => b.status().lazy.state === "idle", 5000);
     expect(b.client("lazy")).toBeUndefined();
     const again = await b.callTool("lazy__echo", { text: "back" });
     expect((again.content[0] as { text: string }).text).toBe("back");
@@ -106,7 +106,7 @@ describe("lazy servers", () => {
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
     expect(lazy.made).toHaveLength(1);
-    expect(b.status().lazy!.state).toBe("up");
+    expect(b.status().lazy.state).toBe("up");
   });
 
   it("without a snapshot, the first listing starts a lazy server once and lists it", async () => {
@@ -141,9 +141,9 @@ describe("catalog snapshots", () => {
     const second = board({ servers: { billing: { transport: later.transport, protocol: "legacy", lazy: true } }, catalogFile: file });
     await second.start();
     expect((await second.listTools()).map((t) => t.name)).toEqual(["billing__create_invoice"]);
-    expect((await second.searchTools("bill a customer"))[0]!.name).toBe("billing__create_invoice");
+    expect((await second.searchTools("bill a customer"))[0].name).toBe("billing__create_invoice");
     expect(later.made).toHaveLength(0);
-    expect(second.status().billing!.state).toBe("idle");
+    expect(second.status().billing.state).toBe("idle");
     await second.callTool("billing__create_invoice", {});
     expect(later.made).toHaveLength(1);
     await second.stop();

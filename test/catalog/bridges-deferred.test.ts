@@ -8,10 +8,8 @@ import { generateText, stepCountIs } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { toAISDKTools } from "../../src/agents/bridges/ai.js";
 import { toLangChainTools } from "../../src/agents/bridges/langchain.js";
-import { Switchboard } from "../../src/index.js";
 import { startModelServer } from "../fixtures/model-server.js";
-import { ScriptedServer } from "../helpers/scripted-server.js";
-import { catalogServers } from "./queries.js";
+import { acmeBoard } from "./acme-board.js";
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -19,23 +17,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function acmeBoard(): Promise<Switchboard> {
-  const tools = catalogServers().acme!;
-  const server = new ScriptedServer()
-    .on("tools/list", () => ({ tools }))
-    .on("tools/call", (request) => {
-      const params = request.params as { name: string; arguments?: unknown };
-      return { content: [{ type: "text", text: `did ${params.name} ${JSON.stringify(params.arguments ?? {})}` }] };
-    });
-  const board = new Switchboard({ servers: { acme: { transport: () => server.clientSide, protocol: "legacy" } } });
-  cleanups.push(() => board.stop());
-  await board.start();
-  return board;
-}
-
 describe("bridges with toolLoading: deferred", () => {
   it("AI SDK: generateText sees the pinned tools and search_tools, then the tool the search found", async () => {
-    const board = await acmeBoard();
+    const board = await acmeBoard(cleanups);
     const server = await startModelServer([
       { toolCalls: [{ name: "search_tools", arguments: { query: "cancel a subscription" } }] },
       { toolCalls: [{ name: "acme__subscription_cancel", arguments: { id: "sub_1" } }] },
@@ -47,18 +31,18 @@ describe("bridges with toolLoading: deferred", () => {
     const model = createOpenAICompatible({ name: "scripted", baseURL: server.openaiBaseURL, apiKey: "test" })("gpt-test");
     const result = await generateText({ model, tools, prompt: "Cancel sub_1", stopWhen: stepCountIs(5), maxRetries: 0 });
     expect(result.text).toBe("Cancelled.");
-    const names = (index: number) => server.requests[index]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name);
+    const names = (index: number) => server.requests[index].body.tools.map((tool: { function: { name: string } }) => tool.function.name);
     expect(names(0).sort()).toEqual(["acme__get_customer", "search_tools"]);
     expect(names(1)).toContain("acme__subscription_cancel");
-    const toolMessages = server.requests[2]!.body.messages.filter((message: { role: string }) => message.role === "tool");
-    expect(JSON.stringify(toolMessages.at(-1))).toContain('did subscription_cancel');
+    const toolMessages = server.requests[2].body.messages.filter((message: { role: string }) => message.role === "tool");
+    expect(JSON.stringify(toolMessages.at(-1))).toContain("did subscription_cancel");
   });
 
   it("LangChain: the array holds the pinned tools and search_tools; a search appends what it found", async () => {
-    const board = await acmeBoard();
+    const board = await acmeBoard(cleanups);
     const tools = await toLangChainTools(board, { toolLoading: "deferred", pinnedTools: ["acme__get_customer"] });
     expect(tools.map((tool) => tool.name)).toEqual(["acme__get_customer", "search_tools"]);
-    const answer = await tools[1]!.invoke({ query: "approve a vacation request", limit: 2 });
+    const answer = await tools[1].invoke({ query: "approve a vacation request", limit: 2 });
     expect(answer).toMatch(/acme__time_off_request_approve/);
     expect(tools.map((tool) => tool.name)).toContain("acme__time_off_request_approve");
     const approve = tools.find((tool) => tool.name === "acme__time_off_request_approve")!;

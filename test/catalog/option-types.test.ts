@@ -1,4 +1,4 @@
-/** Wrong option types answer with a ConfigError naming the field and what it takes (issue 21, item 6). */
+/** Wrong option types answer with a ConfigError naming the field and what it takes (docs/guide/catalogs.md). */
 import { describe, expect, it } from "vitest";
 import { ConfigError, Switchboard, connect } from "../../src/index.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
@@ -13,18 +13,22 @@ describe("option types", () => {
 
   it("a Switchboard's board-wide and per-server client options are checked at construction", () => {
     const server = new ScriptedServer();
-    expect(() => new Switchboard({ servers: { a: { transport: () => server.clientSide } }, client: { telemetry: true as never } })).toThrow(/field "client.telemetry"/);
+    expect(() => new Switchboard({ servers: { a: { transport: () => server.clientSide } }, client: { telemetry: true as never } })).toThrow(
+      /field "client.telemetry"/,
+    );
     expect(() => new Switchboard({ servers: { a: { transport: () => server.clientSide, client: { requestTimeoutMs: "5s" as never } } } })).toThrow(
       /server "a", field "client.requestTimeoutMs": expected a number, found string "5s"/,
     );
-    expect(() => new Switchboard({ servers: { a: { transport: () => server.clientSide, client: { onSampling: {} as never } } } })).toThrow(/expected a function/);
+    expect(() => new Switchboard({ servers: { a: { transport: () => server.clientSide, client: { onSampling: {} as never } } } })).toThrow(
+      /expected a function/,
+    );
   });
 
   it("config entries: lazy and idleMs take a boolean and a whole number of ms", async () => {
     await expect(Switchboard.fromConfig({ mcpServers: { a: { command: "x", lazy: "yes" } } } as never)).rejects.toThrow(/field "lazy"/);
-    await expect(Switchboard.fromConfig({ mcpServers: { a: { command: "x", lazy: true, idleMs: -1 } } } as never)).rejects.toThrow(/field "idleMs"/);
+    await expect(Switchboard.fromConfig({ mcpServers: { a: { command: "x", lazy: true, idleMs: -1 } } })).rejects.toThrow(/field "idleMs"/);
     const board = await Switchboard.fromConfig({ mcpServers: { a: { command: "x", lazy: true, idleMs: 5000 } } });
-    expect(board.status().a!.state).toBe("idle");
+    expect(board.status().a.state).toBe("idle");
     await board.stop();
   });
 });

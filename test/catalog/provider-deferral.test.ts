@@ -7,9 +7,9 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, Switchboard, runAnthropicToolUses, runOpenAIToolCall, runOpenAIToolSearch, toAnthropicTools, toOpenAITools, type Tool } from "../../src/index.js";
+import { ConfigError, runAnthropicToolUses, runOpenAIToolCall, runOpenAIToolSearch, toAnthropicTools, toOpenAITools, type Tool } from "../../src/index.js";
 import { startModelServer, type ModelServer, type Script } from "../fixtures/model-server.js";
-import { ScriptedServer } from "../helpers/scripted-server.js";
+import { acmeBoard } from "./acme-board.js";
 import { catalogServers } from "./queries.js";
 
 const catalog: Tool[] = Object.entries(catalogServers()).flatMap(([server, tools]) => tools.map((tool) => ({ ...tool, name: `${server}__${tool.name}` })));
@@ -24,21 +24,6 @@ async function modelServer(script: Script): Promise<ModelServer> {
   const server = await startModelServer(script);
   cleanups.push(() => server.close());
   return server;
-}
-
-/** A board with one scripted server "acme" whose tools answer "did <tool> <args>". */
-async function acmeBoard(): Promise<Switchboard> {
-  const tools = catalogServers().acme!;
-  const server = new ScriptedServer()
-    .on("tools/list", () => ({ tools }))
-    .on("tools/call", (request) => {
-      const params = request.params as { name: string; arguments?: unknown };
-      return { content: [{ type: "text", text: `did ${params.name} ${JSON.stringify(params.arguments ?? {})}` }] };
-    });
-  const board = new Switchboard({ servers: { acme: { transport: () => server.clientSide, protocol: "legacy" } } });
-  cleanups.push(() => board.stop());
-  await board.start();
-  return board;
 }
 
 describe("toAnthropicTools with deferLoading", () => {
@@ -81,8 +66,8 @@ describe("toOpenAITools (Responses) with deferLoading", () => {
     expect(github.description).toMatch(/^Tools of the github server: .*create_issue/);
     expect(github.tools.every((tool) => tool.type === "function" && tool.defer_loading === true)).toBe(true);
     const loaded = tools.filter((tool) => tool.type === "function");
-    expect(loaded.map((tool) => (tool as OpenAI.Responses.FunctionTool).name)).toEqual(["filesystem__read_text_file"]);
-    expect((loaded[0] as OpenAI.Responses.FunctionTool).defer_loading).toBeUndefined();
+    expect(loaded.map((tool) => tool.name)).toEqual(["filesystem__read_text_file"]);
+    expect(loaded[0].defer_loading).toBeUndefined();
   });
 
   it("namespaces: false defers plain functions; toolSearch: client describes our search", () => {
@@ -100,7 +85,7 @@ describe("toOpenAITools (Responses) with deferLoading", () => {
 
 describe("end to end through the scripted model server", () => {
   it("Anthropic, client search: search_tools answers with tool_reference blocks, the loaded tool runs on the board", async () => {
-    const board = await acmeBoard();
+    const board = await acmeBoard(cleanups);
     const server = await modelServer([
       { toolCalls: [{ name: "search_tools", arguments: { query: "refund a card payment", limit: 3 } }] },
       { toolCalls: [{ name: "acme__payment_refund", arguments: { id: "pay_1" } }] },
@@ -117,20 +102,23 @@ describe("end to end through the scripted model server", () => {
       const results: Anthropic.Messages.ToolResultBlockParam[] = await runAnthropicToolUses(board, uses);
       messages.push({ role: "user", content: results });
     }
-    const searchResult = server.requests[1]!.body.messages[2].content[0];
+    const searchResult = server.requests[1].body.messages[2].content[0];
     expect(searchResult.type).toBe("tool_result");
     expect(searchResult.content[0]).toEqual({ type: "tool_reference", tool_name: "acme__payment_refund" });
     expect(searchResult.content.length).toBeLessThanOrEqual(3);
-    expect(server.requests[2]!.body.messages[4].content[0].content[0].text).toBe('did payment_refund {"id":"pay_1"}');
-    expect(server.requests[0]!.body.tools.filter((tool: { defer_loading?: boolean }) => tool.defer_loading !== true).map((tool: { name: string }) => tool.name)).toEqual([
-      "search_tools",
-    ]);
+    expect(server.requests[2].body.messages[4].content[0].content[0].text).toBe('did payment_refund {"id":"pay_1"}');
+    expect(
+      server.requests[0].body.tools.filter((tool: { defer_loading?: boolean }) => tool.defer_loading !== true).map((tool: { name: string }) => tool.name),
+    ).toEqual(["search_tools"]);
   });
 
   it("Anthropic, server-side BM25 search: the tools go out deferred, the loaded tool's call runs, the result goes back", async () => {
-    const board = await acmeBoard();
+    const board = await acmeBoard(cleanups);
     const server = await modelServer([
-      { toolSearch: { arguments: { query: "refund payment" }, found: ["acme__payment_refund"] }, toolCalls: [{ name: "acme__payment_refund", arguments: { id: "pay_2" } }] },
+      {
+        toolSearch: { arguments: { query: "refund payment" }, found: ["acme__payment_refund"] },
+        toolCalls: [{ name: "acme__payment_refund", arguments: { id: "pay_2" } }],
+      },
       { text: "Done." },
     ]);
     const client = new Anthropic({ apiKey: "test", baseURL: server.anthropicBaseURL, maxRetries: 0 });
@@ -143,12 +131,12 @@ describe("end to end through the scripted model server", () => {
     messages.push({ role: "user", content: await runAnthropicToolUses(board, uses) });
     const second = await client.messages.create({ model: "scripted", max_tokens: 100, messages, tools });
     expect(second.content).toEqual([{ type: "text", text: "Done." }]);
-    expect(server.requests[0]!.body.tools[0]).toEqual({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" });
-    expect(server.requests[1]!.body.messages[2].content[0].content[0].text).toBe('did payment_refund {"id":"pay_2"}');
+    expect(server.requests[0].body.tools[0]).toEqual({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" });
+    expect(server.requests[1].body.messages[2].content[0].content[0].text).toBe('did payment_refund {"id":"pay_2"}');
   });
 
   it("OpenAI Responses, client tool_search: the found tools come back in tool_search_output, the loaded tool runs", async () => {
-    const board = await acmeBoard();
+    const board = await acmeBoard(cleanups);
     const server = await modelServer([
       { toolSearch: { arguments: { query: "void an unpaid invoice" } } },
       { toolCalls: [{ name: "acme__invoice_void", arguments: { id: "in_7" } }] },
@@ -173,12 +161,12 @@ describe("end to end through the scripted model server", () => {
       }
       if (!acted) break;
     }
-    const output = server.requests[1]!.body.input.find((item: { type?: string }) => item.type === "tool_search_output");
+    const output = server.requests[1].body.input.find((item: { type?: string }) => item.type === "tool_search_output");
     expect(output.call_id).toBe("tsc_1");
     expect(output.tools[0]).toMatchObject({ type: "function", name: "acme__invoice_void", strict: false });
     expect(output.tools[0].defer_loading).toBeUndefined();
-    const result = server.requests[2]!.body.input.find((item: { type?: string }) => item.type === "function_call_output");
+    const result = server.requests[2].body.input.find((item: { type?: string }) => item.type === "function_call_output");
     expect(result.output).toBe('did invoice_void {"id":"in_7"}');
-    expect(server.requests[0]!.body.tools[0]).toMatchObject({ type: "tool_search", execution: "client" });
+    expect(server.requests[0].body.tools[0]).toMatchObject({ type: "tool_search", execution: "client" });
   });
 });

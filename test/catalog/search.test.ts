@@ -6,7 +6,11 @@ import { QUERIES, catalogServers } from "./queries.js";
 
 function catalogIndex(): ToolSearchIndex {
   const index = new ToolSearchIndex();
-  for (const [server, tools] of Object.entries(catalogServers())) index.setServer(server, tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })));
+  for (const [server, tools] of Object.entries(catalogServers()))
+    index.setServer(
+      server,
+      tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })),
+    );
   return index;
 }
 
@@ -29,9 +33,9 @@ describe("tool search", () => {
     const hits = catalogIndex().search("refund a card payment", { limit: 3 });
     expect(hits).toHaveLength(3);
     expect(hits[0]).toMatchObject({ name: "acme__payment_refund", server: "acme" });
-    expect(hits[0]!.description).toMatch(/Refund/);
-    expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
-    expect(hits[1]!.score).toBeGreaterThanOrEqual(hits[2]!.score);
+    expect(hits[0].description).toMatch(/Refund/);
+    expect(hits[0].score).toBeGreaterThanOrEqual(hits[1].score);
+    expect(hits[1].score).toBeGreaterThanOrEqual(hits[2].score);
   });
 
   it("an empty query or stop words only find nothing", () => {
@@ -56,9 +60,17 @@ describe("tool search", () => {
 
   it("indexes parameter names and descriptions, titles and server instructions", () => {
     const index = new ToolSearchIndex();
-    const tool = { name: "run", title: "Quarterly forecast", inputSchema: { type: "object" as const, properties: { horizon: { type: "string", description: "Months ahead" } } } };
+    const tool = {
+      name: "run",
+      title: "Quarterly forecast",
+      inputSchema: { type: "object" as const, properties: { horizon: { type: "string", description: "Months ahead" } } },
+    };
     index.setServer("plan", [{ name: "plan__run", tool }], "Budget planning for finance teams");
-    for (const query of ["forecast", "horizon", "months", "budget"]) expect(index.search(query).map((hit) => hit.name), query).toEqual(["plan__run"]);
+    for (const query of ["forecast", "horizon", "months", "budget"])
+      expect(
+        index.search(query).map((hit) => hit.name),
+        query,
+      ).toEqual(["plan__run"]);
   });
 
   it("splits names on _ - . and camelCase, stems, and folds paraphrases onto one term", () => {

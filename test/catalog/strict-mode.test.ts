@@ -1,5 +1,5 @@
 /**
- * Strict mode, finished (issue 21): `strict: "auto"` takes schemas silent about other keys and tools
+ * Strict mode, finished: `strict: "auto"` takes schemas silent about other keys and tools
  * without parameters as convertible, keeps explicitly open ones non-strict, and the labels of titled
  * enums and defaults reach the strict and Gemini forms in the description.
  */
@@ -36,8 +36,21 @@ describe("titled enums and defaults", () => {
   const schema = {
     type: "object",
     properties: {
-      color: { type: "string", description: "The colour.", oneOf: [{ const: "r", title: "Red" }, { const: "g", title: "Green" }], default: "r" },
-      size: { anyOf: [{ const: 1, title: "Small" }, { const: 2, title: "Large" }] },
+      color: {
+        type: "string",
+        description: "The colour.",
+        oneOf: [
+          { const: "r", title: "Red" },
+          { const: "g", title: "Green" },
+        ],
+        default: "r",
+      },
+      size: {
+        anyOf: [
+          { const: 1, title: "Small" },
+          { const: 2, title: "Large" },
+        ],
+      },
       count: { type: "integer", default: 3 },
     },
     required: ["color"],
@@ -48,23 +61,23 @@ describe("titled enums and defaults", () => {
     expect(compiled.losses).toEqual(["(top level): an object open to other keys (additionalProperties unspecified) is closed"]);
     const properties = compiled.schema!.properties as Record<string, Record<string, unknown>>;
     expect(properties.color).toEqual({ type: "string", enum: ["r", "g"], description: 'The colour. Values: "r" = Red, "g" = Green (default: "r")' });
-    expect(properties.size!.enum).toEqual([1, 2, null]);
-    expect(properties.size!.description).toBe("Values: 1 = Small, 2 = Large");
-    expect(properties.count!.description).toBe("Default: 3");
+    expect(properties.size.enum).toEqual([1, 2, null]);
+    expect(properties.size.description).toBe("Values: 1 = Small, 2 = Large");
+    expect(properties.count.description).toBe("Default: 3");
     const [strictTool] = toOpenAITools([tool("paint", schema)], { api: "responses", strict: "auto" });
-    expect(strictTool!.strict).toBe(true);
+    expect(strictTool.strict).toBe(true);
   });
 
   it("reach the Gemini form the same way", () => {
     const [declaration] = toGeminiTools([tool("paint", schema)]);
-    const properties = (declaration!.parameters as { properties: Record<string, Record<string, unknown>> }).properties;
+    const properties = (declaration.parameters as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(properties.color).toMatchObject({ enum: ["r", "g"], description: 'The colour. Values: "r" = Red, "g" = Green (default: "r")' });
-    expect(properties.count!.description).toBe("Default: 3");
+    expect(properties.count.description).toBe("Default: 3");
   });
 
   it("stay a oneOf of consts where the target takes it (Anthropic, OpenAI non-strict)", () => {
     const properties = compileInputSchema(schema, "anthropic").schema!.properties as Record<string, Record<string, unknown>>;
-    expect(properties.color!.oneOf).toHaveLength(2);
-    expect(properties.color!.default).toBe("r");
+    expect(properties.color.oneOf).toHaveLength(2);
+    expect(properties.color.default).toBe("r");
   });
 });

@@ -16,6 +16,8 @@ import type { NameOptions } from "../../adapters/names.js";
 import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../../adapters/deferred.js";
 import { pinnedToolsOf, searchResultText, type DeferredToolOptions } from "../deferred-tools.js";
 
+export type { DeferredToolOptions } from "../deferred-tools.js";
+
 /** What a tool's `toModelOutput` returns (the AI SDK does not export the type under a name of its own). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 

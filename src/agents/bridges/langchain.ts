@@ -18,6 +18,8 @@ import type { Tool } from "../../client/types.js";
 import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../../adapters/deferred.js";
 import { pinnedToolsOf, searchResultText, type DeferredToolOptions } from "../deferred-tools.js";
 
+export type { DeferredToolOptions } from "../deferred-tools.js";
+
 export interface LangChainToolsOptions extends NameOptions, DeferredToolOptions {
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
@@ -43,7 +45,7 @@ export async function toLangChainTools(host: ToolHost, options: LangChainToolsOp
     new DynamicStructuredTool({
       name: SEARCH_TOOL_NAME,
       description: SEARCH_TOOL_DESCRIPTION,
-      schema: SEARCH_TOOL_SCHEMA as unknown as Record<string, unknown>,
+      schema: SEARCH_TOOL_SCHEMA,
       func: async (input: unknown) => {
         const { query, limit } = searchArguments(input);
         const hits = await searchHost(host, query, limit);
