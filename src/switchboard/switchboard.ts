@@ -68,12 +68,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
-    this.catalog = new BoardCatalog(
-      this.runtimes,
-      { ...settings, separator: this.separator },
-      (event) => this.onChildEvent(event),
-      (error) => this.emit("error", { error }),
-    );
+    const relay = (event: ChildEmitted) => this.onChildEvent(event);
+    this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, relay, (error) => this.emit("error", { error }));
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
