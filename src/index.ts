@@ -110,6 +110,10 @@ export type { ToolSearchHit, ToolSearchOptions } from "./catalog/search-index.js
 
 export * from "./agents/index.js";
 
+// Importing the observer registers it, so `board.observe()` works for anyone who imports the package.
+export * from "./observe/index.js";
+export type { ObserveOptions, BoardObserver, CallTap } from "./switchboard/observation.js";
+
 // Types that public signatures above name (options of constructors and functions, event payloads), so
 // users can name them too and the API reference links them (docs/API.md).
 export type { McpErrorOptions, TransportErrorOptions, ConfigErrorOptions, SkillVerificationErrorOptions } from "./jsonrpc/errors.js";

@@ -41,7 +41,7 @@ export interface ClientOptions {
   enforceCapabilities?: boolean | undefined;
   /**
    * Keep list results (while the server declared `listChanged`, or for the TTL it gave) and TTL'd
-   * resource reads, so repeating them costs no round trip (default true). See README, "The cache".
+   * resource reads, so repeating them costs no round trip (default true). See docs/guide/connecting.md, "The cache".
    */
   cache?: boolean | undefined;
   /**
@@ -67,7 +67,7 @@ export interface ClientOptions {
   /**
    * Spans and metrics for every request, per the MCP semantic conventions: `otelInstrumentation()` from
    * `mcp-switchboard/telemetry`, or your own `Instrumentation`. Off by default, and free then. See
-   * README, "Telemetry".
+   * docs/guide/telemetry.md, "Telemetry".
    */
   telemetry?: Instrumentation | undefined;
 }

@@ -9,6 +9,8 @@
 import { createActor, type Actor } from "xstate";
 import { readCatalogSnapshot, SnapshotWriter } from "../catalog/snapshot.js";
 import { ToolSearchIndex, type ToolSearchHit, type ToolSearchOptions } from "../catalog/search-index.js";
+
+export type { ToolSearchHit, ToolSearchOptions } from "../catalog/search-index.js";
 import type { Tool } from "../client/types.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { ChildEmitted } from "../supervisor/child-machine.js";
@@ -50,14 +52,18 @@ export class BoardCatalog {
     private readonly settings: CatalogSettings,
     /** The board's handler of its supervisor's events. */
     private readonly relayToBoard: (event: ChildEmitted) => void,
-    /** A failure nobody awaits (the board's `error` event). */
-    private readonly report: (error: Error) => void,
+    /** Where a failure nobody awaits goes: the board's `error` event. */
+    private readonly board: { emit(event: "error", payload: { error: Error }): unknown },
   ) {
     const file = settings.catalogFile;
     if (file !== undefined && (typeof file !== "string" || file === "")) {
       throw new ConfigError(`expected the path of a JSON file (a string), found ${JSON.stringify(file)}`, { field: "catalogFile" });
     }
     this.file = file;
+  }
+
+  private reportError(error: Error): void {
+    this.board.emit("error", { error });
   }
 
   private startTimeoutOf(runtime: ServerRuntime): number {
@@ -68,7 +74,7 @@ export class BoardCatalog {
   load(): Promise<void> {
     if (this.file === undefined) return Promise.resolve();
     return (this.loading ??= readCatalogSnapshot(this.file).then((snapshot) => {
-      this.writer = new SnapshotWriter(this.file!, snapshot, (error) => this.report(error));
+      this.writer = new SnapshotWriter(this.file!, snapshot, (error) => this.reportError(error));
       for (const [name, entry] of Object.entries(snapshot.servers)) this.runtimes.get(name)?.tools.seed(entry.tools);
     }));
   }
@@ -117,7 +123,7 @@ export class BoardCatalog {
     try {
       await runtime.whenUp(this.startTimeoutOf(runtime));
     } catch (error) {
-      this.report(error as Error);
+      this.reportError(error as Error);
     }
   }
 

@@ -40,8 +40,8 @@ export interface RuntimeHooks {
   circuit(server: string, change: CircuitStateChange): void;
   /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
   toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
-  /** A call waits for a lazy server that is `idle`: start it. */
-  wake(runtime: ServerRuntime): void;
+  /** The board's catalog (board-catalog.ts): its snapshot follows the listings; it wakes lazy servers. */
+  catalog(): { listed(runtime: ServerRuntime, tools: readonly Tool[]): void; wake(runtime: ServerRuntime): void };
 }
 
 export class ServerRuntime implements ToolsOwner, ChildWork {
@@ -169,6 +169,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
+    this.hooks.catalog().listed(this, tools);
   }
 
   // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
@@ -332,7 +333,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
   whenUp(timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
     if (this.state === "up" && this.client) return Promise.resolve(this.client);
-    if (this.state === "idle") this.hooks.wake(this);
+    if (this.state === "idle") this.hooks.catalog().wake(this);
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }

@@ -31,8 +31,8 @@ import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
-import { BoardCatalog } from "./board-catalog.js";
-import type { ToolSearchHit, ToolSearchOptions } from "../catalog/search-index.js";
+import { BoardCatalog, type ToolSearchHit, type ToolSearchOptions } from "./board-catalog.js";
+import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -49,6 +49,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
   private readonly catalog: BoardCatalog; // search, the catalog snapshot, lazy servers
+  callTap: CallTap | undefined; // set by an open observer (observation.ts); unset, a call pays one field check
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -68,8 +69,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
-    const relay = (event: ChildEmitted) => this.onChildEvent(event);
-    this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, relay, (error) => this.emit("error", { error }));
+    this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
     const codeEntries = "options" in init ? {} : init.servers;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
@@ -136,6 +136,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.supervisor?.send({ type: "RESTART", name });
   }
 
+  /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
+  observe(options: ObserveOptions = {}): Promise<BoardObserver> {
+    return startObserver(this, options);
+  }
   // ---- facts -----------------------------------------------------------------------------------------
 
   /** The live client of a server, or undefined while it is not up. */
@@ -183,6 +187,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
+    return this.callTap === undefined ? this.sendTool(name, args, options) : this.callTap.called(name, args, this.sendTool(name, args, options));
+  }
+  private sendTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions | undefined): Promise<CallToolResult> {
     const known = this.toolIndex.get(name);
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
@@ -355,11 +362,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     },
     circuit: (server: string, change: { from: "closed" | "open" | "half-open"; to: "closed" | "open" | "half-open"; reason: string }) =>
       this.emit("circuit", { server, ...change }),
-    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => {
-      this.toolIndex.replace(runtime, tools, previous);
-      this.catalog.listed(runtime, tools);
-    },
-    wake: (runtime: ServerRuntime) => this.catalog.wake(runtime),
+    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => this.toolIndex.replace(runtime, tools, previous),
+    catalog: () => this.catalog,
   };
 
   private onChildEvent(event: ChildEmitted): void {
