@@ -28,6 +28,7 @@ const ALL = [
   "telemetry-overhead",
   "fleet",
   "codemode",
+  "catalog",
   "observe",
 ];
 

@@ -109,6 +109,7 @@ export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } fr
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
+export type { ToolSearchHit, ToolSearchOptions } from "./catalog/search-index.js";
 
 export * from "./codemode/index.js";
 

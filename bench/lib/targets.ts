@@ -29,6 +29,10 @@ export const TARGETS: readonly Target[] = [
   { id: "codemode-run-ms", what: "code mode: CPU per run (engine, prelude, strip, bridge setup)", bench: "codemode", unit: "ms", atMost: 5 },
   { id: "codemode-call-ms", what: "code mode: CPU per call from code over a direct board.callTool", bench: "codemode", unit: "ms", atMost: 0.2 },
   { id: "codemode-tokens", what: "code mode: tokens sent ÷ plain tool calling (20 lookups, one per turn)", bench: "codemode", unit: "x", atMost: 0.2 },
+  { id: "catalog-tokens-anthropic", what: "catalog, turn-1 tool tokens deferred ÷ eager, Anthropic", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-responses", what: "catalog, turn-1 tool tokens deferred ÷ eager, OpenAI Responses", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-neutral", what: "catalog, turn-1 tool tokens deferred ÷ eager, provider-neutral", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-lazy-100-ms", what: "start a board of 100 lazy stdio servers (catalog snapshot)", bench: "catalog", unit: "ms", atMost: 100 },
   { id: "observer-page-c64", what: "observer on with a page open ÷ off, stdio raw responder, c64 (req/s)", bench: "observe", unit: "x", atLeast: 0.95 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];

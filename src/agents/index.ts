@@ -4,6 +4,7 @@ export type { OpenAIChatClient, OpenAIResponsesClient, AnthropicClient, ModelPar
 export type { AgentModel, ModelRequest, ModelResponse, SdkRequestOptions } from "./model.js";
 export type { AgentHost } from "./host.js";
 export type { AgentCodeModeOptions } from "./code-mode.js";
+export type { ToolLoadingStep, DeferredToolOptions } from "./deferred-tools.js";
 export type { AgentApprove, AgentApprovalRequest } from "./tool-calls.js";
 export type { AgentEvents, ModelCallStart, ModelCallEnd, ToolCallStart, ToolCallEnd, SpanInfo, ToolSpanValue } from "./events.js";
 export { addUsage, messageText } from "./trace.js";

@@ -15,11 +15,12 @@ import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
 import type { AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
 import { runToolUses, type AgentApprove } from "./tool-calls.js";
+import { deferredTools, type DeferredToolOptions } from "./deferred-tools.js";
 import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
 
 export const DEFAULT_MAX_TURNS = 10;
 
-export interface RunAgentOptions {
+export interface RunAgentOptions extends DeferredToolOptions {
   /** `openAIChatModel(...)`, `openAIResponsesModel(...)`, `anthropicModel(...)`, or your own function. */
   model: AgentModel;
   /** Runs the tools: a Switchboard (qualified names) or an McpClient. */
@@ -75,6 +76,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
+  const deferred = deferredTools(options, host);
   const steps: AgentStep[] = [];
   let usage: Usage = {};
   const finish = (stopReason: StopReason): AgentResult => {
@@ -85,13 +87,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     for (let turn = 1; turn <= maxTurns; turn++) {
       const tools = await untilAborted(listTools(), signal);
       if (tools.aborted) return finish("aborted");
-      const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
+      const offered = deferred ? deferred.offered(tools.value) : tools.value;
+      const start: ModelCallStart = { turn, messages: [...messages], tools: offered, startedAt: Date.now() };
       const began = performance.now();
       options.events?.modelCallStart?.(start);
       let answer: { aborted: true } | { aborted: false; value: ModelResponse };
       try {
         answer = await untilAborted(
-          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: tools.value, signal, turn })).then((response) =>
+          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: offered, signal, turn })).then((response) =>
             checkResponse(response, turn),
           ),
           signal,
@@ -112,19 +115,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      const ran =
-        uses.length === 0
-          ? undefined
-          : await runToolUses(uses, {
-              host: view,
-              tools: tools.value,
-              turn,
-              signal,
-              approve: options.approve,
-              events: options.events,
-              callOptions,
-              maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
-            });
+      const runTurn = (list: readonly ToolUseBlock[]) =>
+        runToolUses(list, {
+          host: view,
+          tools: tools.value,
+          turn,
+          signal,
+          approve: options.approve,
+          events: options.events,
+          callOptions,
+          maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
+        });
+      const ran = uses.length === 0 ? undefined : deferred ? await deferred.run(uses, tools.value, runTurn) : await runTurn(uses);
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);
       const step: AgentStep = {
@@ -135,6 +137,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         usage: response.usage,
         modelStopReason: response.stopReason,
         modelDurationMs,
+        ...(deferred ? { toolLoading: deferred.take() } : {}),
       };
       steps.push(step);
       await options.onStep?.(step);

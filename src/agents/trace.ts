@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "../client/types.js";
 import type { CodeRunResult } from "../codemode/code-mode.js";
+import type { ToolLoadingStep } from "./deferred-tools.js";
 
 /** MCP content blocks, as a tool result carries them (text, image, audio, resource, resource_link). */
 export type McpContent = CallToolResult["content"];
@@ -153,6 +154,8 @@ export interface AgentStep {
   modelStopReason: string | undefined;
   /** The model call's duration in ms. */
   modelDurationMs: number;
+  /** With `toolLoading: "deferred"`: what was offered, searched and loaded in this turn. */
+  toolLoading?: ToolLoadingStep;
 }
 
 export type StopReason = "end" | "max_turns" | "aborted";

@@ -68,6 +68,11 @@ export interface SwitchboardInit {
    * from "mcp-switchboard/fleet". `fromConfig` builds one from the config's `fleet` when this is unset.
    */
   fleet?: BoardFleet | undefined;
+  /**
+   * A JSON file that keeps every server's tool list as last seen (written atomically after each
+   * listing), so lazy servers' tools are known without starting them.
+   */
+  catalogFile?: string | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
@@ -114,18 +119,4 @@ export function normalise(init: SwitchboardInit): SwitchboardConfig {
   }
   const options: LoadConfigOptions = { file: "new Switchboard()" };
   return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
-}
-
-export function statusOf(runtime: ServerRuntime): ServerStatus {
-  return {
-    state: runtime.state,
-    restarts: runtime.restarts,
-    lastError: runtime.lastError?.message,
-    downReason: runtime.downReason,
-    inFlight: runtime.limiter.pending,
-    queued: runtime.limiter.size,
-    circuit: runtime.circuit,
-    protocolVersion: runtime.client?.protocolVersion,
-    fallbacks: runtime.entry.fallbacks,
-  };
 }

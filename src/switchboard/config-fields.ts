@@ -222,6 +222,13 @@ export const SERVER_FIELDS = fieldTable({
     check: { kind: "boolean" },
     description: "2026 era: keep a subscriptions/listen open for the server's list changes. Default: true.",
   },
+  /** Not started by `board.start()`: its first call starts it; its tools come from the catalog file meanwhile. */
+  lazy: {
+    check: { kind: "boolean" },
+    description: "Not started by start(): the first call starts it; until then its tools come from the board's catalogFile. Default: false.",
+  },
+  /** A started lazy server stops after this many ms without calls (unset: it keeps running). */
+  idleMs: { check: { kind: "integer", min: 1 }, description: "A lazy server stops after this many ms without calls. Default: it keeps running." },
   /** The largest message the server may send, in bytes (default 16 MiB). */
   maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
   /** The most of one result of this server's tools that reaches a model through the runners (the board's otherwise). */

@@ -68,6 +68,10 @@ interface ServerEntryCommon {
   shared?: boolean;
   /** Limits shared by the board's fleet. */
   fleet?: FleetLimits;
+  /** Started by its first call, not by `board.start()`. */
+  lazy?: boolean;
+  /** A lazy server stops after this many ms without calls. */
+  idleMs?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

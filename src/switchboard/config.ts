@@ -206,6 +206,8 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     ...(fields.maxResultChars !== undefined ? { maxResultChars: fields.maxResultChars } : {}),
     ...(fields.shared !== undefined ? { shared: fields.shared } : {}),
     ...(fields.fleet !== undefined ? { fleet: fields.fleet } : {}),
+    ...(fields.lazy === true ? { lazy: true } : {}),
+    ...(fields.idleMs !== undefined ? { idleMs: fields.idleMs } : {}),
   };
 
   // serverKind made sure of command or url; the checks below only tell the compiler.

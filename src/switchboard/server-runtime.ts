@@ -6,6 +6,7 @@
 import { AuthRequiredError } from "../auth/errors.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
+import { checkClientOptions } from "../client/options-check.js";
 import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
@@ -20,8 +21,10 @@ import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
 import type { FleetGate, FleetListSync } from "./fleet-seam.js";
+import type { ServerStatus } from "./board-options.js";
 
-export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
+/** `idle`: a lazy server not running (not started yet, or asleep after `idleMs`); a call wakes it. */
+export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled" | "idle";
 
 /** A server entry as the Switchboard runs it: a config entry, or one written in code with its own transport. */
 export type RunnableEntry = ServerEntry & {
@@ -38,6 +41,8 @@ export interface RuntimeHooks {
   circuit(server: string, change: CircuitStateChange): void;
   /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
   toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
+  /** The board's catalog (board-catalog.ts): its snapshot follows the listings; it wakes lazy servers. */
+  catalog(): { listed(runtime: ServerRuntime, tools: readonly Tool[]): void; wake(runtime: ServerRuntime): void };
 }
 
 export class ServerRuntime implements ToolsOwner, ChildWork {
@@ -75,7 +80,10 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   ) {
     this.name = entry.name;
     this.entry = entry;
-    this.state = entry.disabled ? "disabled" : "starting";
+    // Wrong option types fail here, at construction, naming the field (not at the first start).
+    checkClientOptions(defaults, "client.");
+    checkClientOptions(entry.client, "client.", entry.name);
+    this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The handshake is bounded by the start deadline, not by the calls' timeout (a short --timeout must not fail a slow start).
@@ -104,6 +112,20 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** Closes the circuit (an operator's restart). */
   resetCircuit(): void {
     this.circuitBreaker?.reset();
+  }
+
+  status(): ServerStatus {
+    return {
+      state: this.state,
+      restarts: this.restarts,
+      lastError: this.lastError?.message,
+      downReason: this.downReason,
+      inFlight: this.limiter.pending,
+      queued: this.limiter.size,
+      circuit: this.circuit,
+      protocolVersion: this.client?.protocolVersion,
+      fallbacks: this.entry.fallbacks,
+    };
   }
 
   // ---- the direct path ----------------------------------------------------------------------------
@@ -178,6 +200,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
+    this.hooks.catalog().listed(this, tools);
     this.fleetLists?.listed(tools);
   }
 
@@ -352,6 +375,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
   whenUp(timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
     if (this.state === "up" && this.client) return Promise.resolve(this.client);
+    if (this.state === "idle") this.hooks.catalog().wake(this);
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }

@@ -44,6 +44,11 @@ export class ServerTools {
     return this.owner.currentClient();
   }
 
+  /** The list from a catalog snapshot, until the server lists its own (no listing made, nothing announced). */
+  seed(tools: Tool[]): void {
+    this.list ??= tools;
+  }
+
   find(name: string): Tool | undefined {
     return this.list?.find((tool) => tool.name === name);
   }
