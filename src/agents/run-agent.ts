@@ -8,6 +8,7 @@
 import { ConfigError, McpError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
 import { checkTrace } from "./convert/shared.js";
+import { openRun, type DurableRunOptions } from "./durable-run.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
 import { viewOf, type AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
@@ -16,7 +17,7 @@ import { addUsage, messageText, type AgentResult, type AgentStep, type StopReaso
 
 export const DEFAULT_MAX_TURNS = 10;
 
-export interface RunAgentOptions {
+export interface RunAgentOptions extends DurableRunOptions {
   /** `openAIChatModel(...)`, `openAIResponsesModel(...)`, `anthropicModel(...)`, or your own function. */
   model: AgentModel;
   /** Runs the tools: a Switchboard (qualified names) or an McpClient. */
@@ -52,9 +53,12 @@ export class ModelCallError extends McpError {
 }
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
-  const { model, host, maxTurns } = checkOptions(options);
-  const messages: TraceMessage[] =
-    typeof options.messages === "string"
+  const { model: given, host, maxTurns } = checkOptions(options);
+  const run = openRun(options);
+  const model = run?.model(given) ?? given;
+  const messages: TraceMessage[] = run?.resumed
+    ? run.messages
+    : typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
   const controller = new AbortController();
@@ -64,14 +68,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
   const view = viewOf(host);
-  const steps: AgentStep[] = [];
-  let usage: Usage = {};
-  const finish = (stopReason: StopReason): AgentResult => {
+  const steps: AgentStep[] = run?.steps ?? [];
+  let usage: Usage = run?.usage ?? {};
+  const finish = (stopReason: StopReason): AgentResult | Promise<AgentResult> => {
     const lastAssistant = [...messages].reverse().find((message) => message.role === "assistant");
-    return { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    const result: AgentResult = { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    return run ? run.finish(result) : result;
   };
   try {
-    for (let turn = 1; turn <= maxTurns; turn++) {
+    await run?.begin(messages);
+    for (let turn = steps.length + 1; turn <= maxTurns; turn++) {
       const tools = await untilAborted(host.listTools(), signal);
       if (tools.aborted) return finish("aborted");
       const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
@@ -101,6 +107,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      if (uses.length > 0 && (await run?.opened(turn, response, modelDurationMs, uses, tools.value, view.locate))) return await finish("approval");
       const ran =
         uses.length === 0
           ? undefined
@@ -112,6 +119,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               approve: options.approve,
               events: options.events,
               callOptions: options.callOptions,
+              gate: run?.gate,
             });
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);
@@ -125,6 +133,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         modelDurationMs,
       };
       steps.push(step);
+      run?.stepped(messages, usage, steps);
       await options.onStep?.(step);
       if (uses.length === 0) return finish("end");
       if (signal.aborted) return finish("aborted");
@@ -133,6 +142,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   } finally {
     view.dispose();
     outer?.removeEventListener("abort", onAbort);
+    await run?.close();
   }
 }
 

@@ -5,6 +5,7 @@
  * Switchboard), never a provider's rewritten names, so one trace can be replayed to any provider.
  */
 import type { CallToolResult } from "../client/types.js";
+import type { PendingApproval } from "./run-state.js";
 
 /** MCP content blocks, as a tool result carries them (text, image, audio, resource, resource_link). */
 export type McpContent = CallToolResult["content"];
@@ -127,7 +128,7 @@ export interface ToolCallRecord {
   durationMs: number;
   isError: boolean;
   /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort. */
-  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted";
+  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted" | "unknown_outcome";
 }
 
 /** One turn: a model call and the tool calls it asked for. */
@@ -146,7 +147,8 @@ export interface AgentStep {
   modelDurationMs: number;
 }
 
-export type StopReason = "end" | "max_turns" | "aborted";
+/** `"approval"`: a durable run stopped for calls that wait for a person (`pendingApprovals`). */
+export type StopReason = "end" | "max_turns" | "aborted" | "approval";
 
 export interface AgentResult {
   /** The text of the last assistant message ("" when it had none). */
@@ -162,6 +164,10 @@ export interface AgentResult {
   stopReason: StopReason;
   /** True unless the model ended the run itself (`stopReason: "end"`). */
   partial: boolean;
+  /** A durable run's id (given, or made up when a checkpointer was given without one). */
+  runId?: string;
+  /** With `stopReason: "approval"`: the calls that wait for a decision. */
+  pendingApprovals?: PendingApproval[];
 }
 
 /** The text blocks of a message, joined. */
