@@ -52,7 +52,8 @@ export function leaseOwner(): string {
 
 export function checkLeaseMs(value: number | undefined): number {
   const leaseMs = value ?? DEFAULT_LEASE_MS;
-  if (!(Number.isInteger(leaseMs) && leaseMs >= 100)) throw new ConfigError(`expected a whole number of ms >= 100, found ${String(value)}`, { field: "leaseMs" });
+  if (!(Number.isInteger(leaseMs) && leaseMs >= 100))
+    throw new ConfigError(`expected a whole number of ms >= 100, found ${String(value)}`, { field: "leaseMs" });
   return leaseMs;
 }
 
@@ -76,14 +77,30 @@ export function openRun(options: DurableRunOptions & { callOptions?: Record<stri
   const checkpointer = checkCheckpointer(options.checkpointer);
   const leaseMs = checkLeaseMs(options.leaseMs);
   const { requireApproval } = options;
-  if (requireApproval !== undefined && typeof requireApproval !== "function" && !(Array.isArray(requireApproval) && requireApproval.every((n) => typeof n === "string"))) {
+  if (
+    requireApproval !== undefined &&
+    typeof requireApproval !== "function" &&
+    !(Array.isArray(requireApproval) && requireApproval.every((n) => typeof n === "string"))
+  ) {
     throw new ConfigError("expected tool names (string[]) or a function of the call", { field: "requireApproval" });
   }
-  if (resumed !== undefined) return new DurableRun(checkpointer, resumed.stored.state, resumed.stored.revision, resumed.owner, leaseMs, options, resumed.decisions);
+  if (resumed !== undefined)
+    return new DurableRun(checkpointer, resumed.stored.state, resumed.stored.revision, resumed.owner, leaseMs, options, resumed.decisions);
   const runId = options.runId ?? randomUUID();
-  if (!isRunId(runId)) throw new ConfigError(`expected 1-200 letters, digits, ".", "_", "-" or ":" (not starting with "."), found ${JSON.stringify(runId)}`, { field: "runId" });
+  if (!isRunId(runId))
+    throw new ConfigError(`expected 1-200 letters, digits, ".", "_", "-" or ":" (not starting with "."), found ${JSON.stringify(runId)}`, { field: "runId" });
   const now = Date.now();
-  const state: RunState = { kind: RUN_STATE_KIND, version: RUN_STATE_VERSION, runId, status: "running", messages: [], usage: {}, steps: [], createdAt: now, updatedAt: now };
+  const state: RunState = {
+    kind: RUN_STATE_KIND,
+    version: RUN_STATE_VERSION,
+    runId,
+    status: "running",
+    messages: [],
+    usage: {},
+    steps: [],
+    createdAt: now,
+    updatedAt: now,
+  };
   return new DurableRun(checkpointer, state, 0, leaseOwner(), leaseMs, options, {});
 }
 
@@ -139,7 +156,10 @@ export class DurableRun {
       }
       if ((await this.checkpointer.load(this.runId)) !== undefined) {
         await this.checkpointer.release(this.runId, this.owner);
-        throw new CheckpointError(`Run ${this.runId} exists already: resume it with resumeAgent, or choose another runId`, { runId: this.runId, reason: "exists" });
+        throw new CheckpointError(`Run ${this.runId} exists already: resume it with resumeAgent, or choose another runId`, {
+          runId: this.runId,
+          reason: "exists",
+        });
       }
       this.done = { ...this.done, messages: [...messages] };
     }
@@ -188,7 +208,10 @@ export class DurableRun {
           const tool = byName.get(use.name);
           if (tool === undefined) continue;
           const input = isObject(use.input) ? use.input : {};
-          const needed = typeof require === "function" ? await require({ name: use.name, ...locate(use.name), input, annotations: tool.annotations }) : require.includes(use.name);
+          const needed =
+            typeof require === "function"
+              ? await require({ name: use.name, ...locate(use.name), input, annotations: tool.annotations })
+              : require.includes(use.name);
           if (needed) approvals.push({ toolUseId: use.id, name: use.name, input: use.input });
         }
       }
@@ -203,7 +226,9 @@ export class DurableRun {
   private waiting() {
     const open = this.open;
     if (open === undefined) return [];
-    return open.approvals.filter((entry) => open.decisions[entry.toolUseId] === undefined && !open.finished.some((f) => f.result.toolUseId === entry.toolUseId));
+    return open.approvals.filter(
+      (entry) => open.decisions[entry.toolUseId] === undefined && !open.finished.some((f) => f.result.toolUseId === entry.toolUseId),
+    );
   }
 
   readonly gate: CallGate = {
@@ -275,7 +300,8 @@ export class DurableRun {
   }
 
   private async write(): Promise<void> {
-    if (this.lost) throw new CheckpointError(`Run ${this.runId}: this process lost the run's lease; another may be driving it`, { runId: this.runId, reason: "leased" });
+    if (this.lost)
+      throw new CheckpointError(`Run ${this.runId}: this process lost the run's lease; another may be driving it`, { runId: this.runId, reason: "leased" });
     const open = this.open;
     const state: RunState = {
       ...this.initial,

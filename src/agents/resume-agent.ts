@@ -32,17 +32,29 @@ export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentRes
   const pending = new Set((state.status === "approval" ? state.open?.approvals : undefined)?.map((entry) => entry.toolUseId));
   for (const toolUseId of Object.keys(decisions)) {
     if (!pending.has(toolUseId)) {
-      throw new CheckpointError(`Run ${runId} has no call ${toolUseId} waiting for a decision${pending.size > 0 ? ` (waiting: ${[...pending].join(", ")})` : ""}`, {
-        runId,
-        reason: "not_pending",
-        toolUseId,
-      });
+      throw new CheckpointError(
+        `Run ${runId} has no call ${toolUseId} waiting for a decision${pending.size > 0 ? ` (waiting: ${[...pending].join(", ")})` : ""}`,
+        {
+          runId,
+          reason: "not_pending",
+          toolUseId,
+        },
+      );
     }
   }
   if (state.status === "end") {
     const lastAssistant = [...state.messages].reverse().find((message) => message.role === "assistant");
     const turns = state.steps.length;
-    return { text: messageText(lastAssistant), messages: state.messages, usage: state.usage, turns, steps: state.steps, stopReason: "end", partial: false, runId };
+    return {
+      text: messageText(lastAssistant),
+      messages: state.messages,
+      usage: state.usage,
+      turns,
+      steps: state.steps,
+      stopReason: "end",
+      partial: false,
+      runId,
+    };
   }
   const owner = leaseOwner();
   if (!(await checkpointer.lease(runId, owner, leaseMs))) {
