@@ -26,6 +26,7 @@ const ALL = [
   "switchboard-scale",
   "many-servers",
   "telemetry-overhead",
+  "durable",
 ];
 
 const args = process.argv.slice(2);

@@ -108,7 +108,7 @@ export * from "./adapters/index.js";
 export * from "./agents/index.js";
 
 export { memoryCheckpointer } from "./durable/memory-checkpointer.js";
-export { fileCheckpointer } from "./durable/file-checkpointer.js";
+export { fileCheckpointer, type FileCheckpointerOptions } from "./durable/file-checkpointer.js";
 
 // Types that public signatures above name (options of constructors and functions, event payloads), so
 // users can name them too and the API reference links them (docs/API.md).

@@ -26,6 +26,7 @@ export const TARGETS: readonly Target[] = [
   { id: "start-10000-ms", what: "start 10,000 supervised connections (memory pairs)", bench: "switchboard-scale", unit: "ms", atMost: 2000 },
   { id: "list-10000-ms", what: "listTools over 10,000 supervised connections", bench: "switchboard-scale", unit: "ms", atMost: 1000 },
   { id: "many-servers-vs-sdk", what: "100 stdio servers, c64: one Switchboard ÷ one SDK Client per server (req/s)", bench: "many-servers", unit: "x" },
+  { id: "checkpoint-file-step-ms", what: "durable run, file checkpointer: added per step, 50-message trace", bench: "durable", unit: "ms", atMost: 2 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];
 
@@ -46,7 +47,7 @@ export function formatReading(target: Target, value: number): string {
     case "KiB":
       return `${value.toFixed(1)} KiB`;
     case "ms":
-      return `${Math.round(value).toLocaleString("en-US")} ms`;
+      return value < 10 ? `${value.toFixed(2)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
   }
 }
 

@@ -13,8 +13,20 @@ import { isIdempotentTool } from "../connection/idempotence.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
 import { CheckpointError, type Checkpointer, type StoredRun } from "./checkpointer.js";
+import type { HostView } from "./host.js";
 import type { ModelResponse, AgentModel } from "./model.js";
-import { IDEMPOTENCY_KEY_META, RUN_STATE_KIND, RUN_STATE_VERSION, isRunId, type ApprovalVerdict, type OpenTurn, type RunState } from "./run-state.js";
+import {
+  IDEMPOTENCY_KEY_META,
+  RUN_STATE_KIND,
+  RUN_STATE_VERSION,
+  isRunId,
+  stepRecord,
+  stepsOf,
+  type ApprovalVerdict,
+  type OpenTurn,
+  type RunState,
+  type StepRecord,
+} from "./run-state.js";
 import type { AgentApprovalRequest, CallGate, Failure } from "./tool-calls.js";
 import type { AgentResult, AgentStep, ToolResultBlock, ToolUseBlock, TraceMessage, Usage } from "./trace.js";
 
@@ -107,7 +119,7 @@ export function openRun(options: DurableRunOptions & { callOptions?: Record<stri
 export class DurableRun {
   readonly runId: string;
   /** The finished turns, as last checkpointed (a resumed run starts from them). */
-  private done: { messages: TraceMessage[]; usage: Usage; steps: AgentStep[] };
+  private done: { messages: TraceMessage[]; usage: Usage; steps: AgentStep[]; records: StepRecord[] };
   private open: OpenTurn | undefined;
   private status: RunState["status"];
   private replay: OpenTurn | undefined;
@@ -126,7 +138,7 @@ export class DurableRun {
     private readonly decisions: Record<string, ApprovalVerdict>,
   ) {
     this.runId = initial.runId;
-    this.done = { messages: initial.messages, usage: initial.usage, steps: initial.steps };
+    this.done = { messages: initial.messages, usage: initial.usage, steps: stepsOf(initial), records: initial.steps };
     this.open = initial.open;
     this.replay = initial.open;
     this.status = initial.status;
@@ -182,7 +194,7 @@ export class DurableRun {
     return (request) => {
       const replay = this.replay;
       this.replay = undefined;
-      if (replay !== undefined && replay.turn === request.turn) return Promise.resolve(replay.response as ModelResponse);
+      if (replay !== undefined && replay.turn === request.turn) return Promise.resolve(replay.response);
       return model(request);
     };
   }
@@ -197,7 +209,7 @@ export class DurableRun {
     modelDurationMs: number,
     uses: readonly ToolUseBlock[],
     tools: readonly Tool[],
-    locate: (name: string) => { server: string | undefined; tool: string | undefined },
+    host: Pick<HostView, "locate">,
   ): Promise<boolean> {
     if (this.open?.turn !== turn) {
       const approvals = [];
@@ -210,7 +222,7 @@ export class DurableRun {
           const input = isObject(use.input) ? use.input : {};
           const needed =
             typeof require === "function"
-              ? await require({ name: use.name, ...locate(use.name), input, annotations: tool.annotations })
+              ? await require({ name: use.name, ...host.locate(use.name), input, annotations: tool.annotations })
               : require.includes(use.name);
           if (needed) approvals.push({ toolUseId: use.id, name: use.name, input: use.input });
         }
@@ -266,7 +278,9 @@ export class DurableRun {
 
   /** The turn ended (its results are checkpointed already): it joins the finished turns. */
   stepped(messages: readonly TraceMessage[], usage: Usage, steps: readonly AgentStep[]): void {
-    this.done = { messages: [...messages], usage, steps: [...steps] };
+    const step = steps[steps.length - 1];
+    const records = step === undefined ? this.done.records : [...this.done.records, stepRecord(step, messages)];
+    this.done = { messages: [...messages], usage, steps: [...steps], records };
     this.open = undefined;
   }
 
@@ -308,7 +322,7 @@ export class DurableRun {
       status: this.status,
       messages: this.done.messages,
       usage: this.done.usage,
-      steps: this.done.steps,
+      steps: this.done.records,
       open: open === undefined ? undefined : { ...open, sent: [...open.sent], finished: [...open.finished], decisions: { ...open.decisions } },
       updatedAt: Date.now(),
     };

@@ -8,7 +8,7 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
 import { CheckpointError } from "./checkpointer.js";
 import { checkCheckpointer, checkLeaseMs, leaseOwner, resumes } from "./durable-run.js";
-import { checkRunState, isRunId, type ApprovalVerdict } from "./run-state.js";
+import { checkRunState, isRunId, stepsOf, type ApprovalVerdict } from "./run-state.js";
 import { runAgent, type RunAgentOptions } from "./run-agent.js";
 import { messageText, type AgentResult } from "./trace.js";
 
@@ -50,7 +50,7 @@ export async function resumeAgent(options: ResumeAgentOptions): Promise<AgentRes
       messages: state.messages,
       usage: state.usage,
       turns,
-      steps: state.steps,
+      steps: stepsOf(state),
       stopReason: "end",
       partial: false,
       runId,

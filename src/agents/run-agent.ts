@@ -107,7 +107,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      if (uses.length > 0 && (await run?.opened(turn, response, modelDurationMs, uses, tools.value, view.locate))) return await finish("approval");
+      if (uses.length > 0 && (await run?.opened(turn, response, modelDurationMs, uses, tools.value, view))) return await finish("approval");
       const ran =
         uses.length === 0
           ? undefined

@@ -53,6 +53,15 @@ export interface OpenTurn {
   decisions: Record<string, ApprovalVerdict>;
 }
 
+/**
+ * A finished turn as stored: its step without the two messages, which the trace holds already (the
+ * assistant message at `at`, and its tool message right after it when the turn called tools), so a
+ * checkpoint carries each message once.
+ */
+export interface StepRecord extends Omit<AgentStep, "message" | "toolResults"> {
+  at: number;
+}
+
 export interface RunState {
   kind: typeof RUN_STATE_KIND;
   version: number;
@@ -61,7 +70,7 @@ export interface RunState {
   /** The trace up to the last finished turn. */
   messages: TraceMessage[];
   usage: Usage;
-  steps: AgentStep[];
+  steps: StepRecord[];
   /** The turn under way, if any. */
   open?: OpenTurn | undefined;
   createdAt: number;
@@ -87,6 +96,14 @@ export function checkRunState(value: unknown, runId: string, where: string): Run
   } catch (error) {
     throw fail("corrupt", (error as Error).message, error);
   }
+  const messages = value.messages as TraceMessage[];
+  const stepAt = (step: unknown) =>
+    isObject(step) &&
+    typeof step.at === "number" &&
+    messages[step.at]?.role === "assistant" &&
+    Array.isArray(step.toolCalls) &&
+    (step.toolCalls.length === 0 || messages[step.at + 1]?.role === "tool");
+  if (!value.steps.every(stepAt)) throw fail("corrupt", "a step does not point at its messages");
   if (value.open !== undefined && !isOpenTurn(value.open)) throw fail("corrupt", "the turn under way is malformed");
   return value as unknown as RunState;
 }
@@ -104,6 +121,21 @@ function isOpenTurn(value: unknown): value is OpenTurn {
     value.finished.every((entry) => isObject(entry) && isObject(entry.result) && isObject(entry.record)) &&
     value.approvals.every((entry) => isObject(entry) && typeof entry.toolUseId === "string" && typeof entry.name === "string")
   );
+}
+
+/** The steps of a stored state, with their messages from the trace again. */
+export function stepsOf(state: Pick<RunState, "messages" | "steps">): AgentStep[] {
+  return state.steps.map(({ at, ...step }) => ({
+    ...step,
+    message: state.messages[at]!,
+    toolResults: step.toolCalls.length > 0 ? state.messages[at + 1] : undefined,
+  }));
+}
+
+/** A step as stored: `at` is where its assistant message is in `messages`. */
+export function stepRecord(step: AgentStep, messages: readonly TraceMessage[]): StepRecord {
+  const { message: _message, toolResults, ...rest } = step;
+  return { ...rest, at: messages.length - (toolResults === undefined ? 1 : 2) };
 }
 
 /** Run ids become file names and Redis keys: letters, digits, `.`, `_`, `-`, `:`, not starting with a dot. */

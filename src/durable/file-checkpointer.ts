@@ -4,7 +4,9 @@
  * flushes the directory, so a crash (or a power cut) leaves the old checkpoint or the new one, never
  * half of one. The file's first line holds the format and the revision, so the revision check reads a
  * few bytes, not the trace; it runs under a lock file (see src/auth/file-lock.ts) from check to rename.
- * The lease is a small file beside it; a lease whose process is gone (same host, no such pid) is free
+ * `fsync: false` skips both flushes: a checkpoint then survives the process (a crash, `kill -9`) but
+ * not the machine (a power cut may lose the last saves), for a fraction of the cost where flushes are
+ * slow. The lease is a small file beside it; a lease whose process is gone (same host, no such pid) is free
  * at once, so a run killed with `kill -9` can be resumed without waiting for the lease to expire.
  */
 import { randomBytes } from "node:crypto";
@@ -28,8 +30,15 @@ interface LeaseFile {
   expiresAt: number;
 }
 
-export function fileCheckpointer(dir: string): Checkpointer {
+export interface FileCheckpointerOptions {
+  /** Flush each save to disk before it counts (default true); see above for what `false` gives up. */
+  fsync?: boolean | undefined;
+}
+
+export function fileCheckpointer(dir: string, options: FileCheckpointerOptions = {}): Checkpointer {
   if (typeof dir !== "string" || dir === "") throw new ConfigError("expected the directory to keep checkpoints in", { field: "dir" });
+  if (options.fsync !== undefined && typeof options.fsync !== "boolean") throw new ConfigError("expected true or false", { field: "fsync" });
+  const flush = options.fsync ?? true;
   const root = resolve(dir);
   let made: Promise<unknown> | undefined;
   const ready = () =>
@@ -81,7 +90,7 @@ export function fileCheckpointer(dir: string): Checkpointer {
             file,
           });
         }
-        await writeDurably(runId, file, text);
+        await writeDurably(runId, file, text, flush);
         return revision + 1;
       });
     },
@@ -169,13 +178,13 @@ async function revisionOf(runId: string, file: string): Promise<number> {
   }
 }
 
-async function writeDurably(runId: string, file: string, text: string): Promise<void> {
+async function writeDurably(runId: string, file: string, text: string, flush: boolean): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     const handle = await open(temporary, "wx", 0o600);
     try {
       await handle.writeFile(text);
-      await handle.datasync();
+      if (flush) await handle.datasync();
     } finally {
       await handle.close();
     }
@@ -184,6 +193,7 @@ async function writeDurably(runId: string, file: string, text: string): Promise<
     await unlink(temporary).catch(() => undefined);
     throw ioError(runId, file, "write", error);
   }
+  if (!flush) return;
   // The rename is durable once the directory is flushed; a power cut before that leaves the old file.
   const directory = await open(join(file, ".."), "r");
   try {

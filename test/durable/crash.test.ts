@@ -41,41 +41,45 @@ async function setup(): Promise<{ bank: Bank; model: ModelServer; dir: string; w
 }
 
 describe("durable runs across processes", () => {
-  it("a run killed with calls in flight: the transfer's outcome is unknown to the model and it ran once; the read is re-sent with its key", async () => {
-    const { bank, model, worker } = await setup();
-    const release = bank.hold();
-    const first = worker();
-    await first.ready;
-    first.go({ runIds: ["crash1"] });
-    await bank.started(1);
-    await waitUntil(() => bank.reads.length >= 1);
-    await first.kill();
-    expect((await first.exited).signal).toBe("SIGKILL");
-    release();
+  it(
+    "a run killed with calls in flight: the transfer's outcome is unknown to the model and it ran once; the read is re-sent with its key",
+    { timeout: 90_000 },
+    async () => {
+      const { bank, model, worker } = await setup();
+      const release = bank.hold();
+      const first = worker();
+      await first.ready;
+      first.go({ runIds: ["crash1"] });
+      await bank.started(1);
+      await waitUntil(() => bank.reads.length >= 1);
+      await first.kill();
+      expect((await first.exited).signal).toBe("SIGKILL");
+      release();
 
-    const second = worker();
-    await second.ready;
-    second.go({ runIds: ["crash1"] });
-    const { code, lines } = await second.exited;
-    expect(code).toBe(0);
-    const run = lines[0];
-    expect(run.stopReason).toBe("end");
-    expect(run.text).toBe("done crash1");
-    expect(wellFormed(run.messages!)).toBe(true);
+      const second = worker();
+      await second.ready;
+      second.go({ runIds: ["crash1"] });
+      const { code, lines } = await second.exited;
+      expect(code).toBe(0);
+      const run = lines[0];
+      expect(run.stopReason).toBe("end");
+      expect(run.text).toBe("done crash1");
+      expect(wellFormed(run.messages!)).toBe(true);
 
-    // The first turn's calls were call_1_0 (transfer) and call_1_1 (balance); the model was asked once
-    // before the crash and twice after it (the first turn's answer was replayed, not asked again).
-    expect(model.requests).toHaveLength(3);
-    expect(bank.transfers).toEqual(["crash1:call_1_0", "crash1:call_2_0"]);
-    expect(bank.reads).toEqual(["crash1:call_1_1", "crash1:call_1_1"]);
-    expect(resultText(run.messages!, "call_1_0")).toMatch(/outcome of this bank__transfer call is unknown/);
-    expect(resultText(run.messages!, "call_1_1")).toBe("crash1: 100");
-    const sent = (model.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: unknown }>).filter((m) => m.role === "tool");
-    expect(sent.map((m) => m.tool_call_id)).toEqual(["call_1_0", "call_1_1"]);
-    expect(JSON.stringify(sent[0].content)).toMatch(/unknown/);
-  });
+      // The first turn's calls were call_1_0 (transfer) and call_1_1 (balance); the model was asked once
+      // before the crash and twice after it (the first turn's answer was replayed, not asked again).
+      expect(model.requests).toHaveLength(3);
+      expect(bank.transfers).toEqual(["crash1:call_1_0", "crash1:call_2_0"]);
+      expect(bank.reads).toEqual(["crash1:call_1_1", "crash1:call_1_1"]);
+      expect(resultText(run.messages!, "call_1_0")).toMatch(/outcome of this bank__transfer call is unknown/);
+      expect(resultText(run.messages!, "call_1_1")).toBe("crash1: 100");
+      const sent = (model.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; content: unknown }>).filter((m) => m.role === "tool");
+      expect(sent.map((m) => m.tool_call_id)).toEqual(["call_1_0", "call_1_1"]);
+      expect(JSON.stringify(sent[0].content)).toMatch(/unknown/);
+    },
+  );
 
-  it("a run waits for approval; other processes approve one transfer and deny the next", async () => {
+  it("a run waits for approval; other processes approve one transfer and deny the next", { timeout: 90_000 }, async () => {
     const { bank, model, worker } = await setup();
     // Started together (each waits for its order), so the test waits for one start-up, not four.
     const [first, second, third, fourth] = [1, 2, 3, 4].map(() => worker(["bank__transfer"])) as [Worker, Worker, Worker, Worker];
