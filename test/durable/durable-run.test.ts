@@ -137,6 +137,32 @@ describe("durable runs in one process", () => {
     expect(await inner.lease("f", "someone", 1000)).toBe(true);
   });
 
+  it("a run that loses its lease stops at its next save, before sending; user _meta entries ride along with the key", async () => {
+    const { bank, client } = await bankClient();
+    const inner = memoryCheckpointer();
+    let leases = 0;
+    const losing: Checkpointer = { ...inner, lease: (runId, owner, ttl) => (++leases > 1 ? Promise.resolve(false) : inner.lease(runId, owner, ttl)) };
+    const { model } = payModel();
+    const slow: AgentModel = async (request) => {
+      if (request.turn === 2) await new Promise((r) => setTimeout(r, 400));
+      return model(request);
+    };
+    const lost = await runAgent({
+      model: slow,
+      host: client,
+      messages: "pay",
+      runId: "lost",
+      checkpointer: losing,
+      leaseMs: 100,
+      callOptions: { meta: { tenant: "t1" } },
+    }).catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(CheckpointError);
+    expect(lost).toMatchObject({ reason: "leased", runId: "lost" });
+    // Turn 1 went out (with the key); turn 2's transfer did not.
+    expect(bank.transfers).toEqual(["lost:t1_0"]);
+    expect(bank.metas[0]).toMatchObject({ tenant: "t1", "mcp-switchboard/idempotency-key": "lost:t1_0" });
+  });
+
   it("bad input: typed errors naming the field, the run or the call", async () => {
     const { client } = await bankClient();
     const checkpointer = memoryCheckpointer();
