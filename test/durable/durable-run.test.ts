@@ -121,6 +121,20 @@ describe("durable runs in one process", () => {
     expect(asked).toEqual([1, 2, 3]);
   });
 
+  it("a run whose model call fails is left resumable; resuming sends nothing twice", async () => {
+    const { bank, client } = await bankClient();
+    const checkpointer = memoryCheckpointer();
+    const { model, asked } = payModel();
+    const failing: AgentModel = (request) => (request.turn === 2 ? Promise.reject(new Error("provider down")) : model(request));
+    await expect(runAgent({ model: failing, host: client, messages: "pay", runId: "mf", checkpointer })).rejects.toThrow(/provider down/);
+    expect((await checkpointer.load("mf"))?.state.status).toBe("running");
+    const done = await resumeAgent({ model, host: client, runId: "mf", checkpointer });
+    expect(done.stopReason).toBe("end");
+    expect(asked).toEqual([1, 2, 3]);
+    expect(bank.transfers).toEqual(["mf:t1_0", "mf:t2_0"]);
+    expect(bank.reads).toEqual(["mf:t1_1"]);
+  });
+
   it("a checkpoint that cannot be written stops the run before its calls are sent", async () => {
     const { bank, client } = await bankClient();
     const inner = memoryCheckpointer();
