@@ -135,9 +135,10 @@ export class DurableRun {
     private readonly owner: string,
     private readonly leaseMs: number,
     private readonly options: DurableRunOptions & { callOptions?: Record<string, unknown> | undefined },
-    private readonly decisions: Record<string, ApprovalVerdict>,
+    decisions: Record<string, ApprovalVerdict>,
   ) {
     this.runId = initial.runId;
+    this.resumed = revision > 0;
     this.done = { messages: initial.messages, usage: initial.usage, steps: stepsOf(initial), records: initial.steps };
     this.open = initial.open;
     this.replay = initial.open;
@@ -145,9 +146,8 @@ export class DurableRun {
     if (this.open !== undefined) this.open.decisions = { ...this.open.decisions, ...decisions };
   }
 
-  get resumed(): boolean {
-    return this.revision > 0;
-  }
+  /** Continues a checkpoint (else a fresh run, whose first save is in `begin`). */
+  readonly resumed: boolean;
 
   /** The trace to continue: the finished turns of a resumed run. */
   get messages(): TraceMessage[] {
