@@ -149,7 +149,7 @@ console.log(
   table(
     ["checkpointer", `save of a ${messages}-message state (ms)`, `added per step of a ${TURNS}-turn run (ms)`],
     [
-      ["memory (structured clone)", r3(m.saveMemory), r3(perStep.memory)],
+      ["memory (JSON text)", r3(m.saveMemory), r3(perStep.memory)],
       ["file (temp file, flush, rename, directory flush)", r3(m.saveFile), r3(perStep.file)],
       ["file, fsync: false (survives the process, not a power cut)", r3(m.saveNoSync), r3(perStep.noSync)],
       ["of which serializing the state", r3(m.serialize), "—"],
