@@ -154,11 +154,19 @@ describe("durable runs in one process", () => {
   it("a run that loses its lease stops at its next save, before sending; user _meta entries ride along with the key", async () => {
     const { bank, client } = await bankClient();
     const inner = memoryCheckpointer();
-    let leases = 0;
-    const losing: Checkpointer = { ...inner, lease: (runId, owner, ttl) => (++leases > 1 ? Promise.resolve(false) : inner.lease(runId, owner, ttl)) };
+    // Renewals are refused from turn 2 on, which waits long enough for several renewals.
+    let refuse = false;
+    let refused = 0;
+    const losing: Checkpointer = {
+      ...inner,
+      lease: (runId, owner, ttl) => (refuse ? Promise.resolve(++refused > 0 && false) : inner.lease(runId, owner, ttl)),
+    };
     const { model } = payModel();
     const slow: AgentModel = async (request) => {
-      if (request.turn === 2) await new Promise((r) => setTimeout(r, 400));
+      if (request.turn === 2) {
+        refuse = true;
+        while (refused === 0) await new Promise((r) => setTimeout(r, 10));
+      }
       return model(request);
     };
     const lost = await runAgent({
