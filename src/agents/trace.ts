@@ -127,7 +127,7 @@ export interface ToolCallRecord {
   /** From the call's start (including approval) to its result, in ms. */
   durationMs: number;
   isError: boolean;
-  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort. */
+  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort, or an outcome a crash left unknown. */
   failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted" | "unknown_outcome";
 }
 
