@@ -4,7 +4,8 @@
  * lease of a dead process free at once, and a typed error naming the file for a corrupted, foreign or
  * newer checkpoint.
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +75,24 @@ describe("fileCheckpointer", () => {
         expect((error as Error).message).toContain(file);
       }
     }));
+
+  it("two processes read-modify-writing one run lose no update: the revision check holds across processes", { timeout: 60_000 }, () =>
+    withDir(async (dir) => {
+      const saver = fileURLToPath(new URL("../fixtures/durable/saver.ts", import.meta.url));
+      const run = (tag: string) =>
+        new Promise<number>((resolve, reject) => {
+          execFile(process.execPath, ["--import", "tsx", saver, dir, tag, "25"], { timeout: 50_000 }, (error, stdout, stderr) =>
+            error ? reject(new Error(`saver ${tag} failed: ${stderr}`)) : resolve(Number(stdout.trim())),
+          );
+        });
+      const conflicts = await Promise.all([run("a"), run("b")]);
+      const stored = await fileCheckpointer(dir).load("shared");
+      expect(stored?.revision).toBe(50);
+      const texts = stored!.state.messages.map((m) => (m.content[0]?.type === "text" ? m.content[0].text : ""));
+      expect(texts.sort()).toEqual([...Array.from({ length: 25 }, (_, i) => `a-${i}`), ...Array.from({ length: 25 }, (_, i) => `b-${i}`)].sort());
+      console.log(`two processes, 50 saves, ${conflicts[0] + conflicts[1]} conflicts retried`);
+    }),
+  );
 
   it("bad arguments are ConfigErrors naming the field", () => {
     expect(() => fileCheckpointer("")).toThrow(ConfigError);
