@@ -99,7 +99,9 @@ export {
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
-export { loadConfig, parseConfig } from "./switchboard/config.js";
+export { loadConfig, parseConfig, type LoadConfigOptions } from "./switchboard/config.js";
+export type { ConfigInputHandler, ConfigInputRequest } from "./switchboard/config-hosts.js";
+export type { Environment } from "./switchboard/config-substitute.js";
 export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } from "./switchboard/config-types.js";
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 

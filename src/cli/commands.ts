@@ -18,7 +18,9 @@ export async function toolsCommand(board: Switchboard, io: Output, json: boolean
   }
   const width = Math.min(40, Math.max(0, ...tools.map((t) => t.name.length)));
   for (const tool of tools) io.out(`${tool.name.padEnd(width)}  ${firstLine(tool)}`);
-  io.err(`${tools.length} tool${tools.length === 1 ? "" : "s"} from ${Object.keys(board.status()).length} server(s)`);
+  const states = Object.values(board.status());
+  const notUp = states.filter((status) => status.state !== "up" && status.state !== "disabled").length;
+  io.err(`${tools.length} tool${tools.length === 1 ? "" : "s"} from ${states.length} server(s)${notUp > 0 ? ` (${notUp} not up)` : ""}`);
   return 0;
 }
 

@@ -18,7 +18,7 @@ import { benchCommand } from "./bench-command.js";
 import { promptCommand, promptsCommand, readCommand, resourcesCommand } from "./catalog-commands.js";
 import { callCommand, toolsCommand, type Output } from "./commands.js";
 import { loginCommand, logoutCommand } from "./login.js";
-import { downServers, openBoard } from "./open-board.js";
+import { downServers, openBoard, type BoardFlags } from "./open-board.js";
 import { nameAndArgs, positiveInt, promptArgs, UsageError } from "./usage.js";
 
 const USAGE = `Usage: mcp-switchboard <command> [options]
@@ -40,7 +40,10 @@ Commands:
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
       --json               print JSON instead of text
-      --timeout <ms>       deadline per request (default 60000)
+      --timeout <ms>       deadline per call (default: each server's requestTimeoutMs, 60000)
+      --start-timeout <ms> deadline for each server to start: spawn or connect, and the handshake
+                           (default: each server's startTimeoutMs, 30000)
+      --allow-down         exit 0 even when a server is not up (scripts that take partial results)
   -n, --requests <n>       bench: how many calls (default 1000)
       --concurrency <n>    bench: calls at once (default 32)
       --server <name>      read: the server to read from, when more than one offers the URI
@@ -48,7 +51,16 @@ Options:
       --force              login: authorize again even if tokens are stored
   -h, --help               this text
   -v, --version            the version
+
+Exit codes:
+  0  success, and every enabled server is up
+  1  a failed call, a tool error, a bench with failures, an unknown resource or prompt, a bad config
+  2  a wrong command line
+  3  the command ran, but a server is not up (its tools are missing); 0 with --allow-down
 `;
+
+/** The exit code of a command that ran while a server was not up (see USAGE). */
+const SERVER_NOT_UP = 3;
 
 export async function main(argv: string[], io: Output): Promise<number> {
   let parsed;
@@ -60,6 +72,8 @@ export async function main(argv: string[], io: Output): Promise<number> {
         config: { type: "string", short: "c" },
         json: { type: "boolean", default: false },
         timeout: { type: "string" },
+        "start-timeout": { type: "string" },
+        "allow-down": { type: "boolean", default: false },
         requests: { type: "string", short: "n" },
         concurrency: { type: "string" },
         server: { type: "string" },
@@ -89,13 +103,14 @@ export async function main(argv: string[], io: Output): Promise<number> {
     const requests = positiveInt(values.requests, "--requests") ?? 1000;
     const concurrency = positiveInt(values.concurrency, "--concurrency") ?? 32;
     const json = values.json;
-    const onBoard = (run: (board: Switchboard) => Promise<number>) => withBoard(values.config, timeoutMs, io, run);
+    const flags = { timeoutMs, startTimeoutMs: positiveInt(values["start-timeout"], "--start-timeout"), allowDown: values["allow-down"] };
+    const onBoard = (run: (board: Switchboard) => Promise<number>) => withBoard(values.config, flags, io, run);
     switch (command) {
       case "tools":
-        return await withBoard(values.config, timeoutMs, io, (board) => toolsCommand(board, io, values.json));
+        return await onBoard((board) => toolsCommand(board, io, values.json));
       case "call": {
         const [tool, args] = nameAndArgs(rest, "call", "tool", "tools");
-        return await withBoard(values.config, timeoutMs, io, (board) => callCommand(board, io, tool, args, values.json));
+        return await onBoard((board) => callCommand(board, io, tool, args, values.json));
       }
       case "bench": {
         const [tool, args] = nameAndArgs(rest, "bench", "tool", "tools");
@@ -134,11 +149,23 @@ export async function main(argv: string[], io: Output): Promise<number> {
   }
 }
 
-async function withBoard(config: string | undefined, timeoutMs: number | undefined, io: Output, run: (board: Switchboard) => Promise<number>): Promise<number> {
-  const board = await openBoard(config, { timeoutMs });
+/**
+ * Opens the board, runs the command, and turns "a server is not up" into exit code 3 (unless
+ * --allow-down): a script must tell a full answer from a partial one. The command's own failure (1)
+ * wins, as it says more.
+ */
+async function withBoard(
+  config: string | undefined,
+  flags: BoardFlags & { allowDown: boolean },
+  io: Output,
+  run: (board: Switchboard) => Promise<number>,
+): Promise<number> {
+  const board = await openBoard(config, { ...flags, onWarning: (message) => io.err(`warning: ${message}`) });
   try {
-    for (const line of downServers(board)) io.err(line);
-    return await run(board);
+    const down = downServers(board);
+    for (const line of down) io.err(line);
+    const code = await run(board);
+    return code === 0 && down.length > 0 && !flags.allowDown ? SERVER_NOT_UP : code;
   } finally {
     await board.stop();
   }

@@ -3,19 +3,32 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
-import { Switchboard } from "../switchboard/switchboard.js";
+import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 
-export async function openBoard(configPath: string | undefined, options: { timeoutMs?: number | undefined } = {}): Promise<Switchboard> {
+export interface BoardFlags {
+  /** --timeout: each call's deadline. */
+  timeoutMs?: number | undefined;
+  /** --start-timeout: each server's start deadline (spawn or connect, and the handshake). */
+  startTimeoutMs?: number | undefined;
+  /** Config warnings (keys of other hosts ignored), for stderr. */
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(
       configPath === undefined ? `No mcp.json in ${process.cwd()}: pass --config FILE, or try \`mcp-switchboard demo\`` : `${path} does not exist`,
     );
   }
-  const config = await loadConfig(path);
-  // --timeout is the command line's word, so it wins over every entry's requestTimeoutMs (which the
-  // config always fills in, 60000 by default).
-  if (options.timeoutMs !== undefined) for (const entry of Object.values(config.servers)) entry.requestTimeoutMs = options.timeoutMs;
+  const config = await loadConfig(path, options.onWarning !== undefined ? { onWarning: options.onWarning } : {});
+  // The command line's word wins over every entry's requestTimeoutMs (which the config always fills
+  // in, 60000 by default) and startTimeoutMs. The two stay apart: a short call deadline must not fail
+  // a server that takes seconds to start.
+  for (const entry of Object.values(config.servers)) {
+    if (options.timeoutMs !== undefined) entry.requestTimeoutMs = options.timeoutMs;
+    if (options.startTimeoutMs !== undefined) entry.startTimeoutMs = options.startTimeoutMs;
+  }
   const board = new Switchboard(config);
   await board.start();
   return board;
@@ -25,5 +38,19 @@ export async function openBoard(configPath: string | undefined, options: { timeo
 export function downServers(board: Switchboard): string[] {
   return Object.entries(board.status())
     .filter(([, status]) => status.state !== "up" && status.state !== "disabled")
-    .map(([name, status]) => `server "${name}" is ${status.state}${status.lastError ? `: ${status.lastError}` : ""}`);
+    .map(([name, status]) => `server "${name}" is ${status.state}${whyNotUp(status)}`);
+}
+
+/**
+ * A down server's reason says what to change (src/supervisor/start-failure.ts), so it is shown rather
+ * than the raw error; a reason that only counts restarts (the restart limit) gets the last error too.
+ */
+function whyNotUp(status: ServerStatus): string {
+  const { downReason, lastError } = status;
+  if (status.state === "down" && downReason !== undefined) {
+    return /^(restarted \d+ times|restarts are disabled)/.test(downReason) && lastError !== undefined
+      ? `: ${downReason}; last error: ${lastError}`
+      : `: ${downReason}`;
+  }
+  return lastError !== undefined ? `: ${lastError}` : "";
 }

@@ -31,7 +31,12 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     prior: options.prior,
     maxQueuedRequests: options.maxQueuedRequests,
     instrumentation: options.telemetry,
-    negotiation: { probeTimeoutMs: options.probeTimeoutMs, tasks: options.tasks, autoListen: options.autoListen },
+    negotiation: {
+      probeTimeoutMs: options.probeTimeoutMs,
+      handshakeTimeoutMs: options.handshakeTimeoutMs,
+      tasks: options.tasks,
+      autoListen: options.autoListen,
+    },
     handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
   });
   client = new McpClient(connection, {

@@ -17,6 +17,11 @@ export interface ClientOptions {
   /** How long the `"auto"` era probe waits on stdio before deciding the server is of the 2025 era (default 10000). */
   probeTimeoutMs?: number | undefined;
   /**
+   * The deadline of each handshake request (the era probe, `initialize`), apart from the calls'
+   * `requestTimeoutMs` (its default). A Switchboard sets it to the server's `startTimeoutMs`.
+   */
+  handshakeTimeoutMs?: number | undefined;
+  /**
    * Declare the tasks extension (2026 era): a tool call the server turns into a task is polled to its
    * end, and `callTool` resolves with the final result.
    */

@@ -17,7 +17,8 @@ export const FRESH_BACKOFF: BackoffState = Object.freeze({ attempt: 0 });
 
 /** The delay before the next restart, and the state after it. */
 export function nextBackoff(state: BackoffState, policy: BackoffPolicy, random: RandomSource): { delayMs: number; state: BackoffState } {
-  return { delayMs: backoffDelay(state.attempt, policy, random), state: { attempt: state.attempt + 1 } };
+  // Whole milliseconds: the delay is shown in `restart` events and messages ("restarting in 93 ms").
+  return { delayMs: Math.round(backoffDelay(state.attempt, policy, random)), state: { attempt: state.attempt + 1 } };
 }
 
 /**

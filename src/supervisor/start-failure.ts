@@ -45,7 +45,7 @@ function permanentReason(error: Record<string, unknown>, url: string | undefined
   }
   const spawnFailure = typeof error.syscall === "string" && error.syscall.startsWith("spawn");
   if (spawnFailure && error.code === "ENOENT") {
-    return `command not found: ${String(error.path)} (ENOENT); check the "command" field, PATH and "cwd"`;
+    return `command not found: ${String(error.path)} (ENOENT); check the "command" field, PATH and "cwd"${splitHint(String(error.path))}`;
   }
   if (spawnFailure && error.code === "EACCES") {
     return `permission denied running ${String(error.path)} (EACCES); make it executable or fix the "command" field`;
@@ -58,6 +58,18 @@ function permanentReason(error: Record<string, unknown>, url: string | undefined
     return `endpoint not found (HTTP 404${where}); check the "url" field`;
   }
   return undefined;
+}
+
+/**
+ * `"command": "npx -y @scope/server"` is one program name to the system. The words are not split for
+ * the user: a path may hold spaces ("C:\\Program Files\\..."), and splitting needs quoting rules a JSON
+ * array already gives; so the reason shows the entry as it should be written.
+ */
+function splitHint(command: string): string {
+  const words = command.trim().split(/\s+/);
+  if (words.length < 2) return "";
+  const [program, ...args] = words;
+  return `; put only the program in "command" and the rest in "args": "command": ${JSON.stringify(program)}, "args": [${args.map((arg) => JSON.stringify(arg)).join(", ")}]`;
 }
 
 /** A URL's query may carry a key; the reason is shown in events and status, so it keeps only the path. */

@@ -35,8 +35,9 @@ export interface SwitchboardInit {
   whileRestarting?: WhileRestarting | undefined;
   /**
    * Each server's start (spawn or connect, and the handshake) must finish within this many ms, or it
-   * is restarted; a server's own `startTimeoutMs` wins. `start()` resolves when every server is up or
-   * down, or after this long. Default 30000.
+   * is restarted; a server's own `startTimeoutMs` wins. The handshake's requests have this deadline,
+   * not `requestTimeoutMs`. `start()` resolves when every server is up, down, or has failed a start,
+   * or after this long. Default 30000.
    */
   startTimeoutMs?: number | undefined;
 }

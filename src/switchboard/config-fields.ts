@@ -238,6 +238,19 @@ export const SERVER_HINTS: FieldHints = {
 /** The keys that hold the server map; exactly one may be given. */
 export const SERVER_MAP_KEYS = ["mcpServers", "servers", "services"] as const;
 
+/** One of VS Code's `inputs`: a value asked for once and used as `${input:id}` (config-hosts.ts). */
+const INPUT_FIELDS = fieldTable({
+  id: { check: { kind: "string", nonEmpty: true }, description: "The name used in ${input:id}." },
+  type: {
+    check: { kind: "enum", values: ["promptString", "pickString"] },
+    description: 'How VS Code asks for it: "promptString" (a text box) or "pickString" (one of options).',
+  },
+  description: { check: { kind: "string" }, description: "What to ask the person for." },
+  password: { check: { kind: "boolean" }, description: "The value is a secret: never shown." },
+  default: { check: { kind: "string" }, description: "The value when none is given." },
+  options: { check: { kind: "string-array" }, description: "pickString: the values to pick from." },
+});
+
 /** The server maps are checked for shape here; config.ts walks them entry by entry. */
 export const TOP_LEVEL_FIELDS = fieldTable({
   /** The usual key. */
@@ -253,6 +266,12 @@ export const TOP_LEVEL_FIELDS = fieldTable({
   separator: {
     check: { kind: "string", nonEmpty: true },
     description: "Between server and tool in qualified names. Server names must not contain it, nor end with a part of it.",
+  },
+  /** VS Code: values asked for once, used in server entries as `${input:id}` (from a handler, else MCP_INPUT_<ID>). */
+  inputs: {
+    check: { kind: "object-array", fields: INPUT_FIELDS },
+    description:
+      "VS Code: values asked for once and used as ${input:id} in the servers' strings. Without an inputs handler (loadConfig's option), the value comes from the environment variable MCP_INPUT_<ID> (the id upper-cased, other characters as _).",
   },
   /** Ignored; lets editors find a JSON schema. */
   $schema: { check: { kind: "string" }, description: "Ignored by the loader; lets editors find this schema." },

@@ -130,6 +130,8 @@ function checkSchema(key: string, spec: FieldSpec, defaults: object): JsonSchema
       return { type: "object", additionalProperties: { type: "string", ...(key === "headers" ? { pattern: "^[^\\r\\n]*$" } : {}) } };
     case "object":
       return { type: "object", properties: properties(check.fields, defaults), additionalProperties: false };
+    case "object-array":
+      return { type: "array", items: { type: "object", properties: properties(check.fields, {}), additionalProperties: false } };
     case "server-map":
       return { type: "object", additionalProperties: { $ref: "#/$defs/server" }, propertyNames: { minLength: 1 } };
     case "function":

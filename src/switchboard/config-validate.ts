@@ -28,6 +28,8 @@ export type Check =
   | { kind: "string-array"; nonEmpty?: boolean }
   | { kind: "string-map" }
   | { kind: "object"; fields: FieldTable; hints?: FieldHints }
+  /** A list of objects, each checked against `fields` (VS Code's `inputs`). */
+  | { kind: "object-array"; fields: FieldTable }
   /** The servers by name; config.ts checks each entry against `fields`, with the rules that span fields. */
   | { kind: "server-map"; fields: FieldTable }
   | ({ kind: "function" } & Typed<(...args: never[]) => unknown>)
@@ -76,13 +78,15 @@ export type ValueOf<C extends Check> = C extends { kind: "string" }
             ? Record<string, string>
             : C extends { kind: "object"; fields: infer F extends FieldTable }
               ? InputOf<F>
-              : C extends { kind: "server-map"; fields: infer F extends FieldTable }
-                ? Record<string, InputOf<F>>
-                : C extends { kind: "function" } & Typed<infer F>
-                  ? F
-                  : C extends { kind: "auth" }
-                    ? AuthOption
-                    : never;
+              : C extends { kind: "object-array"; fields: infer F extends FieldTable }
+                ? InputOf<F>[]
+                : C extends { kind: "server-map"; fields: infer F extends FieldTable }
+                  ? Record<string, InputOf<F>>
+                  : C extends { kind: "function" } & Typed<infer F>
+                    ? F
+                    : C extends { kind: "auth" }
+                      ? AuthOption
+                      : never;
 
 /**
  * What users write for a table: every field optional (the cross-field rules are config.ts's). A
@@ -174,6 +178,8 @@ export function describeCheck(check: Check): string {
       return 'an object of strings ({ "NAME": "value" })';
     case "object":
       return "an object";
+    case "object-array":
+      return "an array of objects";
     case "server-map":
       return "an object of servers by name";
     case "function":
@@ -356,6 +362,12 @@ export function checkValue(value: unknown, spec: FieldSpec, path: Path, context:
     case "object":
       if (!isPlainObject(value)) mismatch(context, path, check, value);
       return checkObject(value, check.fields, path, context, check.hints);
+    case "object-array":
+      if (!Array.isArray(value)) mismatch(context, path, check, value);
+      return value.map((element, index) => {
+        if (!isPlainObject(element)) mismatch(context, [...path, index], { kind: "object", fields: check.fields }, element);
+        return checkObject(element, check.fields, [...path, index], context);
+      });
     case "server-map":
       // Only the shape: config.ts checks each entry, as it knows the rules that span an entry's fields.
       if (!isPlainObject(value)) mismatch(context, path, check, value);

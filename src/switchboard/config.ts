@@ -45,6 +45,7 @@ import { oauthFromConfig, type OAuthConfig } from "../auth/config.js";
 import type { AuthOption } from "../transports/auth.js";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
+import { askInputs, fromHosts, type ConfigInputHandler } from "./config-hosts.js";
 import { parseJson } from "./config-json.js";
 import type { Environment } from "./config-substitute.js";
 import { CONFIG_DEFAULTS, SERVER_FIELDS, SERVER_HINTS, SERVER_MAP_KEYS, TOP_LEVEL_FIELDS } from "./config-fields.js";
@@ -65,6 +66,7 @@ import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../c
 
 export { CONFIG_DEFAULTS } from "./config-fields.js";
 
+/** How `loadConfig` and `parseConfig` read a config: variables, where it came from, inputs, warnings. */
 export interface LoadConfigOptions {
   /** Where `${VAR}` values come from. Default: `process.env`. */
   env?: Environment;
@@ -72,11 +74,15 @@ export interface LoadConfigOptions {
   file?: string;
   /** Directory that relative `cwd`s are resolved against; set by `loadConfig(path)`. */
   baseDir?: string;
+  /** VS Code's `${input:id}`: the value of each input a server uses (default: env `MCP_INPUT_<ID>`; config-hosts.ts). */
+  inputs?: ConfigInputHandler;
+  /** A config warning, such as another host's top-level keys being ignored. Default: `process.emitWarning`. */
+  onWarning?: (message: string) => void;
 }
 
 /** Reads and checks a config file, or checks a config object. Rejects with `ConfigError`. */
 export async function loadConfig(source: string | ConfigInput, options: LoadConfigOptions = {}): Promise<SwitchboardConfig> {
-  if (typeof source !== "string") return parseConfig(source, options);
+  if (typeof source !== "string") return parseConfig(await askInputs(source, options.inputs), options);
   let text: string;
   try {
     text = await readFile(source, "utf8");
@@ -85,17 +91,22 @@ export async function loadConfig(source: string | ConfigInput, options: LoadConf
     const message = code === "ENOENT" ? "file not found" : `cannot read the file (${error instanceof Error ? error.message : String(error)})`;
     throw new ConfigError(message, { file: source, cause: error });
   }
-  return parseConfigText(text, { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) });
+  const located = { ...options, file: options.file ?? source, baseDir: options.baseDir ?? dirname(resolve(source)) };
+  return parseConfig(await askInputs(jsonOf(text, located), options.inputs), located);
 }
 
 /** Parses JSON text and checks it; errors carry line and column for syntax errors. */
 export function parseConfigText(text: string, options: LoadConfigOptions = {}): SwitchboardConfig {
+  return parseConfig(jsonOf(text, options), options);
+}
+
+function jsonOf(text: string, options: LoadConfigOptions): unknown {
   const parsed = parseJson(text);
   if (!parsed.ok) {
     const { line, column, message } = parsed.problem;
     throw new ConfigError(`invalid JSON at line ${line}, column ${column}: ${message}`, options.file !== undefined ? { file: options.file } : {});
   }
-  return parseConfig(parsed.value, options);
+  return parsed.value;
 }
 
 /** Checks a config object (as parsed from JSON, or written in code) and normalises it. */
@@ -105,19 +116,22 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
   if (!isPlainObject(input)) {
     fail(top, [], `expected a JSON object with "mcpServers", found ${describeValue(input)}`);
   }
-  rejectUnknownFields(input, TOP_LEVEL_FIELDS, [], top);
+  if (input.inputs !== undefined) checkField(TOP_LEVEL_FIELDS, "inputs", input.inputs, top);
+  // Other hosts' files (config-hosts.ts): their own keys dropped, ${input:id} filled in.
+  const file = fromHosts(input, top, options.onWarning);
+  rejectUnknownFields(file, TOP_LEVEL_FIELDS, [], top);
 
   // Ignored, but a wrong type is a mistake the schema would flag too: say so instead of loading quietly.
-  if (input.$schema !== undefined) checkField(TOP_LEVEL_FIELDS, "$schema", input.$schema, top);
-  const separator = input.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", input.separator, top);
+  if (file.$schema !== undefined) checkField(TOP_LEVEL_FIELDS, "$schema", file.$schema, top);
+  const separator = file.separator === undefined ? CONFIG_DEFAULTS.separator : checkField(TOP_LEVEL_FIELDS, "separator", file.separator, top);
 
-  const mapKeys = SERVER_MAP_KEYS.filter((key) => input[key] !== undefined);
+  const mapKeys = SERVER_MAP_KEYS.filter((key) => file[key] !== undefined);
   const [mapKey, ...more] = mapKeys;
   if (mapKey === undefined) fail(top, [], 'no servers: expected a "mcpServers" object ({ "mcpServers": { "name": { "command": ... } } })');
   if (more.length > 0) {
     fail(top, [], `both ${mapKeys.map((key) => `"${key}"`).join(" and ")} are given; put every server under one of them ("mcpServers" is the usual name)`);
   }
-  const map = input[mapKey];
+  const map = file[mapKey];
   if (!isPlainObject(map)) fail(top, [mapKey], `expected an object of servers by name, found ${describeValue(map)}`);
 
   const names = Object.keys(map);

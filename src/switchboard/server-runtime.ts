@@ -70,6 +70,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.state = entry.disabled ? "disabled" : "starting";
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
+    // The handshake is bounded by the start deadline, not by the calls' timeout (a short --timeout must not fail a slow start).
+    this.baseOptions.handshakeTimeoutMs ??= entry.startTimeoutMs;
     // The config file's protocol settings win over the board-wide client defaults, as requestTimeoutMs does.
     if (entry.protocol !== undefined) this.baseOptions.protocol = entry.protocol;
     if (entry.autoListen !== undefined) this.baseOptions.autoListen = entry.autoListen;

@@ -1,6 +1,8 @@
 /**
- * What `board.start()` waits for: every server that was starting is up, down or stopped, or its start
- * timeout has passed (a server still restarting then keeps trying in the background). One map and one
+ * What `board.start()` waits for: every server that was starting is up, down or stopped, or has failed
+ * a start (it then restarts in the background), or its start timeout has passed. A server that failed
+ * is not waited for through its backoff and next attempts: one hung or broken server must not hold a
+ * command line that only wants to report it. One map and one
  * timer for the whole board, fed by the supervisor's events, rather than a waiter with its own timer
  * and promise per server (10,000 of them at a time, for a board that size).
  */
@@ -23,9 +25,9 @@ export class StartWait {
     this.next(now);
   }
 
-  /** A server's state changed: once it is up, down or stopped, it is no longer waited for. */
+  /** A server's state changed: once it is up, down, stopped or restarting (a start failed), it is no longer waited for. */
   update(runtime: ServerRuntime): void {
-    if (!settled(runtime) || !this.waiting.delete(runtime)) return;
+    if (runtime.state === "starting" || !this.waiting.delete(runtime)) return;
     if (this.waiting.size === 0) this.end();
   }
 

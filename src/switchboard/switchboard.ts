@@ -69,6 +69,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
       this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
     }
   }

@@ -55,6 +55,12 @@ export interface StdioTransportOptions extends StdioTarget {
 
 /** How long after its group is gone a server's pipes may stay open before they are let go of. */
 const PIPE_GRACE_MS = 1000;
+/**
+ * Lines that are not JSON a server may write before its first message. A banner or a stray log line
+ * is forgiven; this many and nothing else is not an MCP server (a wrong "command"), and waiting for
+ * the start deadline would only hide that.
+ */
+const MAX_GARBAGE_LINES = 100;
 
 export class StdioTransport implements Transport {
   readonly kind = "stdio" as const;
@@ -114,14 +120,21 @@ export class StdioTransport implements Transport {
     this.child = child;
     this.tail = new StderrTail(this.options.stderrTailChars ?? 8192);
     const where = `MCP server "${this.displayName}"`;
+    // Lines that were not JSON before the first message (-1 once one came), and the first of them.
+    let garbage = 0;
+    let firstGarbage = "";
     const decoder = new NdjsonDecoder({
       maxFrameBytes: this.maxMessageBytes,
       onValue: (value) => {
+        garbage = -1;
         if (this.child === child) deliver(this.sink, value, where);
       },
       onError: (error) => {
         if (this.child !== child) return;
         this.sink?.error(error instanceof OversizeFrameError ? messageTooLarge(where, error.bytes, error.limit) : error);
+        if (garbage < 0) return;
+        if (garbage++ === 0) firstGarbage = error.sample;
+        if (garbage === MAX_GARBAGE_LINES) void this.stop(notAnMcpServer(where, garbage, firstGarbage));
       },
       onSkipped: (id, error) => {
         if (this.child === child) this.sink?.failed?.(id, messageTooLarge(where, error.bytes, error.limit));
@@ -329,4 +342,11 @@ export class StdioTransport implements Transport {
     untrack(child);
     this.child = undefined;
   }
+}
+
+function notAnMcpServer(where: string, lines: number, first: string): TransportError {
+  return new TransportError(
+    `${where} wrote ${lines} lines that are not JSON-RPC and no message (the first: ${JSON.stringify(first)}): is it an MCP server? Check "command" and "args"; stopped it`,
+    { delivered: true, retryable: true },
+  );
 }

@@ -211,7 +211,8 @@ describe("2026 era over Streamable HTTP", () => {
     const server = await serve((request) => (request.body?.method === "server/discover" ? { hang: true } : result(request, LEGACY_INIT)));
     const error = await open(server.url, { probeTimeoutMs: 100 }).catch((e) => e);
     expect(error).toBeInstanceOf(TransportError);
-    expect(error.message).toMatch(/over HTTP silence is an outage/);
+    // Words a person can act on, with the URL (not the transport's internal key "http:http://...").
+    expect(error.message).toBe(`no answer from ${server.url} within 100 ms: is it an MCP server? Check the URL and that it is running`);
     expect(server.posts("initialize")).toHaveLength(0);
   });
 

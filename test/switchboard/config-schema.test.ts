@@ -111,7 +111,7 @@ const bad: Array<[string, unknown]> = [
   ["no server map", {}],
   ["two server maps", { mcpServers: {}, services: {} }],
   ["misspelt top-level key", { mcpservers: {} }],
-  ["unknown top-level key", { mcpServers: {}, inputs: [] }],
+  ["misspelt top-level key", { mcpServers: {}, seperator: "." }],
   ["empty separator", { separator: "", mcpServers: {} }],
   ["a $schema that is not a string", { $schema: 5, mcpServers: {} }],
   ["mcpServers an array", { mcpServers: [] }],
@@ -214,6 +214,7 @@ function valueArb(key: string, spec: FieldSpec, names: readonly string[]): fc.Ar
     case "object":
       return mostly(objectArb(check.fields, names), wrong);
     case "server-map":
+    case "object-array":
     case "function":
     case "auth":
       return wrong;

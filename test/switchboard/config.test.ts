@@ -344,11 +344,7 @@ describe("every error message", () => {
     ["mcpServers not an object", { mcpServers: [] }, 'mcp.json, field "mcpServers": expected an object of servers by name, found an array'],
     ["misspelt top-level key", { mcpservers: {} }, 'mcp.json, field "mcpservers": unknown field; did you mean "mcpServers"?'],
     ["snake_case top-level key", { mcp_servers: {} }, 'mcp.json, field "mcp_servers": unknown field; did you mean "mcpServers"?'],
-    [
-      "unknown top-level key",
-      { mcpServers: {}, inputs: [] },
-      'mcp.json, field "inputs": unknown field (known fields: mcpServers, servers, services, separator, $schema)',
-    ],
+    ["unknown top-level key", { mcpServers: {}, seperator: "." }, 'mcp.json, field "seperator": unknown field; did you mean "separator"?'],
     ["empty separator", { separator: "", mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found an empty string'],
     ["separator not a string", { separator: 1, mcpServers: {} }, 'mcp.json, field "separator": expected a non-empty string, found 1'],
 

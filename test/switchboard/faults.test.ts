@@ -112,7 +112,7 @@ describe("start failures no restart can fix go down at once", () => {
     const b = board({ servers: { remote: { url: server.url, restart: { ...fastRestart, maxRestarts: 2 } } } });
     const seen = record(b);
     await b.start();
-    expect(b.status().remote.state).toBe("down");
+    await waitFor(() => b.status().remote.state === "down", 10_000);
     expect(seen.restarts).toHaveLength(2);
     expect(seen.downs).toEqual(["restarted 2 times within 10000 ms (limit: 2)"]);
   });

@@ -23,17 +23,21 @@ function track(wait: StartWait) {
 }
 
 describe("StartWait", () => {
-  it("ends once every starting server is up or down, whatever the order; settled ones are not waited for", async () => {
-    const [a, b, c] = runtimes("starting", "restarting", "up");
-    const wait = new StartWait([a, b, c], () => 60_000);
+  it("ends once every starting server is up, down or has failed a start, whatever the order; settled ones are not waited for", async () => {
+    const [a, b, c, d] = runtimes("starting", "restarting", "up", "starting");
+    const wait = new StartWait([a, b, c, d], () => 60_000);
     const done = track(wait);
     expect(vi.getTimerCount()).toBe(1);
     a.state = "up";
     wait.update(a);
     await vi.advanceTimersByTimeAsync(0);
     expect(done()).toBe(false);
-    b.state = "restarting"; // still trying: not settled
-    wait.update(b);
+    d.state = "starting"; // an event that changed nothing: still waited for
+    wait.update(d);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(done()).toBe(false);
+    d.state = "restarting"; // its start failed: it retries in the background, start() does not wait for that
+    wait.update(d);
     await vi.advanceTimersByTimeAsync(0);
     expect(done()).toBe(false);
     b.state = "down";

@@ -138,6 +138,8 @@ export type PriorVerdict = { kind: "legacy" } | { kind: "modern"; discover: Resu
 export interface NegotiationSettings {
   /** How long the era probe waits for an answer before deciding "2025 era" (stdio only). */
   probeTimeoutMs?: number | undefined;
+  /** The deadline of each handshake request (the probe, `initialize`). Default: the connection's `requestTimeoutMs`. */
+  handshakeTimeoutMs?: number | undefined;
   /** Declare and drive the tasks extension (`io.modelcontextprotocol/tasks`). */
   tasks?: boolean | undefined;
   /**

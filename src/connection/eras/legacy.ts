@@ -86,11 +86,11 @@ export class LegacyDialect extends LegacyRules implements Dialect {
 }
 
 /** Runs `initialize` + `notifications/initialized` and returns the server's facts. */
-export async function initializeLegacy(wire: Wire, offer: string = LEGACY_PROTOCOL_VERSIONS[0]): Promise<Negotiated> {
+export async function initializeLegacy(wire: Wire, offer: string = LEGACY_PROTOCOL_VERSIONS[0], timeoutMs = wire.requestTimeoutMs): Promise<Negotiated> {
   const result = await wire.roundTrip(
     "initialize",
     { protocolVersion: offer, capabilities: wire.clientCapabilities, clientInfo: wire.clientInfo },
-    { timeoutMs: wire.requestTimeoutMs },
+    { timeoutMs },
   );
   const version = result.protocolVersion;
   if (!speaks(version, "legacy")) {

@@ -17,6 +17,7 @@ import { autoListenFilter } from "./auto-listen.js";
 import type { EraRules, Implementation, Negotiated, NegotiationContext, Result, Wire } from "./dialect.js";
 import { UnsupportedProtocolVersionError, noMutualVersion } from "./era-errors.js";
 import { LegacyRules, initializeLegacy } from "./legacy.js";
+import { placeOf } from "./probe.js";
 import { ModernDialect } from "./modern.js";
 import { META_SERVER_INFO } from "./modern-wire.js";
 import { probe } from "./probe.js";
@@ -71,10 +72,13 @@ class Negotiation {
   /** Newest first; never empty, so the first is the one to probe with. */
   private readonly ours: readonly [string, ...string[]];
   private exitWatch: ExitWatch | undefined;
+  /** The deadline of each handshake request: the caller's start budget, not the calls' timeout. */
+  private readonly handshakeMs: number;
 
   constructor(private readonly context: NegotiationContext) {
     this.wire = context.wire;
     this.identity = context.wire.transport.identity;
+    this.handshakeMs = context.settings?.handshakeTimeoutMs ?? context.wire.requestTimeoutMs;
     this.pinned = context.mode === "auto" || context.mode === "legacy" ? undefined : context.mode;
     this.ours = this.pinned !== undefined ? [this.pinned] : MODERN_PROTOCOL_VERSIONS;
   }
@@ -152,7 +156,7 @@ class Negotiation {
 
   private async initialize(offer: string | undefined, why: LegacyWhy): Promise<Step> {
     try {
-      const negotiated = await initializeLegacy(this.wire, offer);
+      const negotiated = await initializeLegacy(this.wire, offer, this.handshakeMs);
       if (why !== "chosen") rememberVerdict(this.identity, { kind: "legacy" });
       return { kind: "done", negotiated };
     } catch (error) {
@@ -174,12 +178,12 @@ class Negotiation {
   private async overHttpSse(fallback: Transport, refused: unknown, status: number): Promise<Step> {
     try {
       await this.wire.replaceTransport(fallback);
-      const negotiated = await initializeLegacy(this.wire);
+      const negotiated = await initializeLegacy(this.wire, undefined, this.handshakeMs);
       rememberVerdict(this.identity, { kind: "legacy" });
       return { kind: "done", negotiated };
     } catch (error) {
       throw new TransportError(
-        `No MCP era answered at ${this.identity ?? "the server"}: server/discover and initialize over Streamable HTTP failed (HTTP ${status}: ${asError(refused).message}), ` +
+        `No MCP era answered at ${placeOf(this.identity)}: server/discover and initialize over Streamable HTTP failed (HTTP ${status}: ${asError(refused).message}), ` +
           `and the HTTP+SSE fallback failed too (${asError(error).message}). Check the URL.`,
         { cause: error, delivered: false, status },
       );

@@ -42,7 +42,7 @@ export interface Probe {
 
 export async function probe({ wire, version, ours, settings, exit }: Probe): Promise<ProbeOutcome> {
   const http = wire.transport.kind === "streamable-http";
-  const timeoutMs = Math.min(settings?.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, wire.requestTimeoutMs);
+  const timeoutMs = Math.min(settings?.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, settings?.handshakeTimeoutMs ?? wire.requestTimeoutMs);
   const capabilities = settings?.tasks ? withTasks(wire.clientCapabilities) : wire.clientCapabilities;
   const params = { _meta: buildEnvelope(version, capabilities, wire.clientInfo) };
   const send = http ? { headers: { "mcp-protocol-version": version, "mcp-method": "server/discover" }, resumable: false } : undefined;
@@ -59,7 +59,7 @@ export async function probe({ wire, version, ours, settings, exit }: Probe): Pro
     return { kind: "legacy", why: "the server process exited on server/discover" };
   }
   if ("value" in answer) return classifyResult(answer.value, ours);
-  return classifyError(answer.error, http);
+  return classifyError(answer.error, http, wire.transport.identity);
 }
 
 function classifyResult(result: Result, ours: readonly string[]): ProbeOutcome {
@@ -72,7 +72,7 @@ function classifyResult(result: Result, ours: readonly string[]): ProbeOutcome {
   return legacy(`the server lists only ${versions.join(", ")}`);
 }
 
-function classifyError(error: unknown, http: boolean): ProbeOutcome {
+function classifyError(error: unknown, http: boolean, identity: string | undefined): ProbeOutcome {
   if (error instanceof ProtocolError) {
     const supported = supportedVersionsOf(error);
     // Only -32022 is evidence of the 2026 era; every other code is what a 2025 server says to an
@@ -86,8 +86,9 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
   }
   if (error instanceof RequestTimeoutError) {
     if (!http) return legacy(`no answer to server/discover within ${error.timeoutMs} ms`);
+    // Over HTTP a 2025 server answers an unknown method too, so silence is not an era: say what a person can check.
     const outage = new TransportError(
-      `The server did not answer the era probe (server/discover) within ${error.timeoutMs} ms; over HTTP silence is an outage, not a 2025 server`,
+      `no answer from ${placeOf(identity)} within ${duration(error.timeoutMs)}: is it an MCP server? Check the URL and that it is running`,
       { cause: error, delivered: true },
     );
     return { kind: "fail", error: outage };
@@ -104,6 +105,31 @@ function classifyError(error: unknown, http: boolean): ProbeOutcome {
     return legacy(`HTTP ${error.status} without a 2026-era error body`);
   }
   return { kind: "fail", error };
+}
+
+/**
+ * A transport's identity as a person reads it: the URL for HTTP and WebSocket (an identity is a cache
+ * key such as "http:http://host/mcp", not words for a message), the command line for stdio.
+ */
+export function placeOf(identity: string | undefined): string {
+  if (identity === undefined) return "the server";
+  const colon = identity.indexOf(":");
+  const kind = identity.slice(0, colon);
+  const rest = identity.slice(colon + 1);
+  if (kind === "stdio") {
+    try {
+      const [command, args] = JSON.parse(rest) as [string, string[]];
+      return [command, ...args].join(" ");
+    } catch {
+      return "the server";
+    }
+  }
+  return kind === "http" || kind === "sse" || kind === "ws" ? rest : "the server";
+}
+
+/** 10000 -> "10 s", 2500 -> "2.5 s", 300 -> "300 ms". */
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
 function legacy(why: string): ProbeOutcome {
