@@ -27,6 +27,7 @@ const ALL = [
   "many-servers",
   "telemetry-overhead",
   "durable",
+  "observe",
 ];
 
 const args = process.argv.slice(2);

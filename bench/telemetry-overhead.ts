@@ -8,7 +8,7 @@
  * what is measured) and the stdio raw responder (examples/servers/raw-responder.mjs). Rounds are
  * interleaved and medians kept (bench/lib/throughput-matrix.ts); the summary prints the microseconds
  * telemetry adds per call. "Before" is measured only when TELEMETRY_BASE_DIST names the dist/ folder of
- * a build of the merge base (see README, "Telemetry"); without it, off is compared with nothing, since
+ * a build of the merge base (see docs/guide/telemetry.md, "Telemetry"); without it, off is compared with nothing, since
  * off and "no telemetry option" are the same code path.
  */
 import { fileURLToPath } from "node:url";
@@ -16,8 +16,9 @@ import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type * as TelemetrySource from "../src/telemetry/index.js";
 import { ECHO_ARGS } from "./lib/echo-clients.js";
+import { MEMORY, respond, STDIO } from "./lib/memory-responder.js";
 import type { ServerInit } from "../src/index.js";
-import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
+import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { cellName, OURS, round2, runMatrix, type BenchServer, type Caller, type ClientFactory } from "./lib/throughput-matrix.js";
 
 const telemetryModule = (
@@ -28,29 +29,9 @@ const before = base
   ? ((await import(new URL(`file://${base.replace(/\/$/, "")}/index.js`).href)) as { Switchboard: typeof Switchboard; memoryPair: typeof memoryPair })
   : undefined;
 
-const MEMORY = "memory pair, in-process responder";
-const STDIO = "stdio raw responder";
 const BEFORE = "before the seam (merge base)";
 const SDK = "on: OpenTelemetry SDK";
 const API_ONLY = "on: API only, no SDK";
-
-/** Answers initialize, tools/list and tools/call on the server side of a memory pair. */
-function respond(transport: MemoryTransport): void {
-  void transport.start({
-    message: (m) => {
-      if (!("method" in m) || !("id" in m)) return;
-      const result =
-        m.method === "initialize"
-          ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1" } }
-          : m.method === "tools/list"
-            ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
-            : { content: [{ type: "text", text: "hello" }] };
-      void transport.send({ jsonrpc: "2.0", id: m.id, result });
-    },
-    error: () => {},
-    close: () => {},
-  });
-}
 
 const discard: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
 class NeverCollected extends MetricReader {

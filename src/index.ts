@@ -112,6 +112,10 @@ export * from "./agents/index.js";
 export { memoryCheckpointer } from "./durable/memory-checkpointer.js";
 export { fileCheckpointer, type FileCheckpointerOptions } from "./durable/file-checkpointer.js";
 
+// Importing the observer registers it, so `board.observe()` works for anyone who imports the package.
+export * from "./observe/index.js";
+export type { ObserveOptions, BoardObserver, CallTap } from "./switchboard/observation.js";
+
 // Types that public signatures above name (options of constructors and functions, event payloads), so
 // users can name them too and the API reference links them (docs/API.md).
 export type { McpErrorOptions, TransportErrorOptions, ConfigErrorOptions, SkillVerificationErrorOptions } from "./jsonrpc/errors.js";
@@ -130,3 +134,16 @@ export type { ServerState } from "./switchboard/server-runtime.js";
 export type { WhileRestarting } from "./switchboard/router.js";
 export type { ToolFilter, FilterableTool } from "./switchboard/namespacing.js";
 export type { FromConfigOptions } from "./switchboard/board-options.js";
+export { ToolChangedError, toolFingerprint, type PinToolsOption, type ToolChangedEvent } from "./switchboard/tool-pins.js";
+export type { PrincipalView } from "./switchboard/principal-view.js";
+export { principalStore, type PrincipalHeaders, type PrincipalSettings } from "./switchboard/principals.js";
+export {
+  UrlPolicy,
+  classifyAddress,
+  type UrlPolicyOptions,
+  type UrlOrigin,
+  type UrlCheck,
+  type AddressClass,
+  type LookupFunction,
+  type LookupCallback,
+} from "./auth/url-policy.js";

@@ -9,6 +9,7 @@ import { McpError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { compareCodeUnits, providerNames, type NameMap, type NameOptions, type NameRule } from "./names.js";
 import type { PartOptions } from "./media.js";
 import { decodeArguments } from "./schema.js";
+import { budgetOf, checkMaxResultChars, cutResult } from "../switchboard/result-budget.js";
 
 export interface ToolHost {
   listTools(): Promise<Tool[]>;
@@ -18,6 +19,11 @@ export interface ToolHost {
 export interface RunOptions extends NameOptions, Pick<PartOptions, "useStructuredContent"> {
   /** Passed to `callTool` (timeoutMs, signal, onProgress, idempotent, ...). */
   callOptions?: Record<string, unknown> | undefined;
+  /**
+   * The most of the result that reaches the model, in characters (images by bytes); the rest is left
+   * out with a note. `callOptions.maxResultChars` wins; unset: the board's for the tool (its server's).
+   */
+  maxResultChars?: number | undefined;
 }
 
 /** The outcome of one provider tool call: the MCP result, or the error turned into a result the model can read. */
@@ -76,6 +82,7 @@ export function toolDescription(tool: Tool): string | undefined {
  */
 export async function runProviderCall(host: ToolHost, providerName: string, args: unknown, rule: NameRule, options: RunOptions = {}): Promise<RunOutcome> {
   let mcpName: string | undefined;
+  const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
   try {
     const tools = await host.listTools();
     mcpName = namesOf(tools, rule, options).toMcp.get(providerName);
@@ -87,7 +94,7 @@ export async function runProviderCall(host: ToolHost, providerName: string, args
     const tool = oncePerList(tools, "byName", () => new Map(tools.map((t) => [t.name, t]))).get(name);
     const decoded = tool === undefined || args === undefined ? args : decodeArguments(tool.inputSchema, args);
     const result = await host.callTool(mcpName, decoded as Record<string, unknown> | undefined, options.callOptions);
-    return { mcpName, result };
+    return { mcpName, result: cutResult(result, budgetOf(options.callOptions, runBudget, host, mcpName), mcpName) };
   } catch (error) {
     const signal = options.callOptions?.signal as AbortSignal | undefined;
     if (error instanceof RequestCancelledError && signal?.aborted) throw error;

@@ -7,6 +7,8 @@
  */
 import { ConfigError, McpError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
+import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
+import { asPrincipal } from "./principal.js";
 import { checkTrace } from "./convert/shared.js";
 import { openRun, type DurableRunOptions } from "./durable-run.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
@@ -36,6 +38,10 @@ export interface RunAgentOptions extends DurableRunOptions {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, `onProgress`, ...); the run's signal is added. */
   callOptions?: Record<string, unknown> | undefined;
+  /** The most of one tool result the model reads (switchboard/result-budget.ts); `callOptions.maxResultChars` wins, unset: the host's. */
+  maxResultChars?: number | undefined;
+  /** Whose credentials and lists the run uses (a Switchboard host only; src/agents/principal.ts). */
+  principal?: string | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */
@@ -54,6 +60,8 @@ export class ModelCallError extends McpError {
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const { model: given, host, maxTurns } = checkOptions(options);
+  const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
+  const { lister, callOptions } = asPrincipal(host, options.principal, options.callOptions);
   const run = openRun(options);
   const model = run?.model(given) ?? given;
   const messages: TraceMessage[] = run?.resumed
@@ -78,7 +86,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   try {
     await run?.begin(messages);
     for (let turn = steps.length + 1; turn <= maxTurns; turn++) {
-      const tools = await untilAborted(host.listTools(), signal);
+      const tools = await untilAborted(lister.listTools(), signal);
       if (tools.aborted) return finish("aborted");
       const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
       const began = performance.now();
@@ -118,7 +126,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
               signal,
               approve: options.approve,
               events: options.events,
-              callOptions: options.callOptions,
+              callOptions,
+              maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
               gate: run?.gate,
             });
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };

@@ -9,6 +9,7 @@ import { parseArguments } from "../adapters/tool-runner.js";
 import { decodeArguments } from "../adapters/schema.js";
 import { refusalOf, refusedResult, type ApprovalDecision } from "../switchboard/hooks.js";
 import { isObject } from "../util/guards.js";
+import { cutResult } from "../switchboard/result-budget.js";
 import { within, type AgentEvents, type ToolCallStart } from "./events.js";
 import type { HostCallOutcome, HostView } from "./host.js";
 import type { ToolCallRecord, ToolResultBlock, ToolUseBlock } from "./trace.js";
@@ -37,6 +38,8 @@ export interface TurnContext {
   events?: AgentEvents | undefined;
   /** Passed to every `callTool` (the run's signal is added). */
   callOptions?: Record<string, unknown> | undefined;
+  /** The result budget of a tool, by its MCP name (switchboard/result-budget.ts). */
+  maxResultChars?: ((name: string) => number | undefined) | undefined;
   /** A durable run's checkpoints (durable-run.ts). */
   gate?: CallGate | undefined;
 }
@@ -127,7 +130,7 @@ async function execute(
   if (gated !== undefined && "result" in gated) return gated;
   const outcome = await context.host.call(use.name, args, { ...context.callOptions, ...gated?.callOptions, signal: context.signal });
   if (outcome.result !== undefined) {
-    const { content, isError, structuredContent } = outcome.result;
+    const { content, isError, structuredContent } = cutResult(outcome.result, context.maxResultChars?.(use.name), use.name);
     return {
       outcome,
       result: {

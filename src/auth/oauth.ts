@@ -22,6 +22,7 @@ import { addsScope, unionScopes, withOfflineAccess } from "./scopes.js";
 import { sessionFor, type ServerSession } from "./session.js";
 import { processTokenStore, type TokenStore } from "./token-store.js";
 import { oauthChallenge, parseWwwAuthenticate } from "./www-authenticate.js";
+import { guardFetch, type UrlPolicy } from "./url-policy.js";
 
 export type { OAuthOptions, OAuthEvent } from "./options.js";
 
@@ -31,13 +32,28 @@ export class OAuthProvider implements AuthProvider {
   readonly store: TokenStore;
   private readonly flow: Flow;
   private readonly sessions = new WeakMap<URL, ServerSession>();
+  private urlPolicy: UrlPolicy | undefined;
+  /** The origins of the MCP servers this provider serves: what the user configured. */
+  private readonly serverOrigins = new Set<string>();
+
+  useUrlPolicy(policy: UrlPolicy): void {
+    this.urlPolicy = policy;
+  }
 
   constructor(readonly options: OAuthOptions = {}) {
     this.store = options.store ?? processTokenStore;
     const onEvent = options.onEvent;
     this.flow = {
       options,
-      http: { fetch: options.fetch, timeoutMs: options.timeoutMs, allowInsecureHttp: options.allowInsecureHttp },
+      http: {
+        fetch: guardFetch(
+          options.fetch,
+          () => this.urlPolicy,
+          (url) => this.serverOrigins.has(url.origin),
+        ),
+        timeoutMs: options.timeoutMs,
+        allowInsecureHttp: options.allowInsecureHttp,
+      },
       client: {
         clientId: options.clientId,
         clientSecret: options.clientSecret,
@@ -198,6 +214,7 @@ export class OAuthProvider implements AuthProvider {
     let session = this.sessions.get(server);
     if (session === undefined) {
       session = sessionFor(this.store, canonicalServerUri(server));
+      this.serverOrigins.add(server.origin);
       this.sessions.set(server, session);
     }
     return session;

@@ -5,6 +5,8 @@
  * The provider does everything else: discovery, registration, grants, refresh, step-up, DPoP.
  */
 
+import type { UrlPolicy } from "./url-policy.js";
+
 export interface AuthRequest {
   /** The MCP endpoint the transport was made for: credentials belong to it (and to its origin only). */
   server: URL;
@@ -38,6 +40,8 @@ export interface AuthProvider {
    * server's answer. Throws `AuthRequiredError` when a person must act and nobody was configured to ask.
    */
   handleChallenge(challenge: AuthChallenge): Promise<ChallengeVerdict>;
+  /** The transport's URL policy: every metadata, registration and token URL is checked against it (url-policy.ts). */
+  useUrlPolicy?(policy: UrlPolicy): void;
 }
 
 export function isAuthProvider(value: unknown): value is AuthProvider {

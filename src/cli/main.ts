@@ -7,6 +7,7 @@
  *   resources, read URI, prompts, prompt NAME [JSON]: what the servers offer besides tools
  *   demo               all of the above against a bundled server, no configuration needed
  *   login SERVER       authorize a remote server (OAuth) and store its tokens; logout SERVER forgets them
+ *   observe [mcp.json] serve the live observer page of the config's board on 127.0.0.1
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,7 @@ import { benchCommand } from "./bench-command.js";
 import { promptCommand, promptsCommand, readCommand, resourcesCommand } from "./catalog-commands.js";
 import { callCommand, toolsCommand, type Output } from "./commands.js";
 import { loginCommand, logoutCommand } from "./login.js";
+import { observeCommand } from "./observe-command.js";
 import { downServers, openBoard, type BoardFlags } from "./open-board.js";
 import { nameAndArgs, positiveInt, promptArgs, UsageError } from "./usage.js";
 
@@ -36,6 +38,8 @@ Commands:
                            its resources and a prompt
   login <server>           authorize a remote server with OAuth (its "oauth" entry) and store the tokens
   logout <server>          forget (and revoke) a server's stored tokens
+  observe [mcp.json]       serve a live page of the servers (state, restarts, calls, latency) on
+                           127.0.0.1 until Ctrl-C
 
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
@@ -49,6 +53,9 @@ Options:
       --server <name>      read: the server to read from, when more than one offers the URI
       --open               login: open the authorization URL in the default browser
       --force              login: authorize again even if tokens are stored
+      --port <n>           observe: the port (default 7331; 0 picks a free one)
+      --host <address>     observe: the address to bind (default 127.0.0.1; others warn)
+      --capture-tool-content  observe: show call arguments and agent tool content
   -h, --help               this text
   -v, --version            the version
 
@@ -79,6 +86,9 @@ export async function main(argv: string[], io: Output): Promise<number> {
         server: { type: "string" },
         open: { type: "boolean", default: false },
         force: { type: "boolean", default: false },
+        port: { type: "string" },
+        host: { type: "string" },
+        "capture-tool-content": { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -135,6 +145,12 @@ export async function main(argv: string[], io: Output): Promise<number> {
         return await loginCommand(rest[0], { config: values.config, open: values.open, force: values.force, timeoutMs }, io);
       case "logout":
         return await logoutCommand(rest[0], values.config, io);
+      case "observe": {
+        const port = values.port === "0" ? 0 : positiveInt(values.port, "--port");
+        const config = rest[0] ?? values.config;
+        const boardFlags = { timeoutMs, startTimeoutMs: flags.startTimeoutMs, onWarning: (message: string) => io.err(`warning: ${message}`) };
+        return await observeCommand({ config, port, host: values.host, captureToolContent: values["capture-tool-content"], flags: boardFlags }, io);
+      }
       default:
         io.err(`Unknown command "${command}".\n\n${USAGE}`);
         return 2;

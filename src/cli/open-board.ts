@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
+import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 
 export interface BoardFlags {
@@ -15,6 +16,13 @@ export interface BoardFlags {
 }
 
 export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
+  const board = new Switchboard(await readBoardConfig(configPath, options));
+  await board.start();
+  return board;
+}
+
+/** The config a command works on, with the same errors for every command (observe shares them with tools). */
+export async function readBoardConfig(configPath: string | undefined, options: BoardFlags = {}): Promise<SwitchboardConfig> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) {
     throw new ConfigError(
@@ -29,9 +37,7 @@ export async function openBoard(configPath: string | undefined, options: BoardFl
     if (options.timeoutMs !== undefined) entry.requestTimeoutMs = options.timeoutMs;
     if (options.startTimeoutMs !== undefined) entry.startTimeoutMs = options.startTimeoutMs;
   }
-  const board = new Switchboard(config);
-  await board.start();
-  return board;
+  return config;
 }
 
 /** One line per server that is not up, so a command's output says why its tools are missing. */

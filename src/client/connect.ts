@@ -5,6 +5,7 @@
 import { Connection } from "../connection/connection.js";
 import { createTransport, type Target } from "../transports/create.js";
 import { McpClient } from "./client.js";
+import { UrlPolicy } from "../auth/url-policy.js";
 import type { ClientOptions } from "./options.js";
 import { buildServerRequestHandler, declaredCapabilities } from "./server-requests.js";
 
@@ -21,7 +22,8 @@ export async function connect(target: Target, options: ClientOptions = {}): Prom
 
 /** Builds the client without connecting (`client.start()` connects). Supervisors use this. */
 export function createClient(target: Target, options: ClientOptions = {}): McpClient {
-  const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes });
+  const urlPolicy = options.urlPolicy instanceof UrlPolicy ? options.urlPolicy : new UrlPolicy(options.urlPolicy ?? {});
+  const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes, urlPolicy });
   let client: McpClient | undefined;
   const connection = new Connection(transport, {
     clientInfo: options.clientInfo as never,

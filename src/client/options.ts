@@ -1,5 +1,6 @@
 import type { PriorVerdict, ProtocolMode } from "../connection/eras/dialect.js";
 import type { Instrumentation } from "../connection/instrumentation.js";
+import type { UrlPolicy, UrlPolicyOptions } from "../auth/url-policy.js";
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation, Root } from "./types.js";
 
 /** Options of `connect()`. */
@@ -41,7 +42,7 @@ export interface ClientOptions {
   enforceCapabilities?: boolean | undefined;
   /**
    * Keep list results (while the server declared `listChanged`, or for the TTL it gave) and TTL'd
-   * resource reads, so repeating them costs no round trip (default true). See README, "The cache".
+   * resource reads, so repeating them costs no round trip (default true). See docs/guide/connecting.md, "The cache".
    */
   cache?: boolean | undefined;
   /**
@@ -65,9 +66,15 @@ export interface ClientOptions {
    */
   maxMessageBytes?: number | undefined;
   /**
+   * Which URLs the client may fetch: the server's, its redirects, its OAuth metadata and endpoints,
+   * checked after DNS and before connecting (auth/url-policy.ts). Unset: the defaults (loopback allowed,
+   * link-local and cloud metadata refused, private ranges refused for URLs that came from a server).
+   */
+  urlPolicy?: UrlPolicyOptions | UrlPolicy | undefined;
+  /**
    * Spans and metrics for every request, per the MCP semantic conventions: `otelInstrumentation()` from
    * `mcp-switchboard/telemetry`, or your own `Instrumentation`. Off by default, and free then. See
-   * README, "Telemetry".
+   * docs/guide/telemetry.md, "Telemetry".
    */
   telemetry?: Instrumentation | undefined;
 }

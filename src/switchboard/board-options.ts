@@ -4,13 +4,16 @@
  */
 import type { CallToolOptions } from "../client/client.js";
 import type { ClientOptions } from "../client/options.js";
+import { UrlPolicy, type UrlPolicyOptions } from "../auth/url-policy.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
 import type { WhileRestarting } from "./router.js";
-import type { ServerState } from "./server-runtime.js";
+import type { ServerRuntime, ServerState } from "./server-runtime.js";
+import type { PinToolsOption } from "./tool-pins.js";
+import type { PrincipalSettings } from "./principals.js";
 
 /** A server written in code: a config entry, or a transport factory in place of `command`/`url`. */
 export type ServerInit = ServerEntryInput & {
@@ -40,11 +43,34 @@ export interface SwitchboardInit {
    * or after this long. Default 30000.
    */
   startTimeoutMs?: number | undefined;
+  /**
+   * Quarantine a tool whose definition changes after it was first seen (a "rug pull") until
+   * `approveToolChange(name)`; `{ file }` keeps the pins across restarts (tool-pins.ts).
+   */
+  pinTools?: PinToolsOption | undefined;
+  /**
+   * The most of one tool result that reaches a model through the runners and `runAgent` (a server's
+   * own `maxResultChars` wins); `callTool` itself still returns the whole result. Default: no limit.
+   */
+  maxResultChars?: number | undefined;
+  /**
+   * Which URLs the servers may make the client fetch: server URLs, redirects, legacy SSE endpoints,
+   * OAuth metadata and endpoints, checked after DNS and before connecting (auth/url-policy.ts). Unset: the
+   * defaults (loopback allowed; link-local and cloud metadata refused; private ranges refused for URLs
+   * that came from a server).
+   */
+  urlPolicy?: UrlPolicyOptions | undefined;
+  /** Per-principal clients of remote servers: how many per server, how long idle (principals.ts). */
+  principals?: PrincipalSettings | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
   /** The call may safely run twice (overrides the tool's annotations) for fallback decisions. */
   idempotent?: boolean | undefined;
+  /** Read by the runners and `runAgent` (from their `callOptions`): this call's result budget for the model. */
+  maxResultChars?: number | undefined;
+  /** Whose credentials the call uses (principals.ts); the call then goes on that principal's own client. */
+  principal?: string | undefined;
 }
 
 export interface ServerStatus {
@@ -63,6 +89,12 @@ export type FromConfigOptions = LoadConfigOptions & Omit<SwitchboardInit, "serve
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
+/** The client options every server starts from: the board's, with one URL policy for all (checked here). */
+export function clientDefaults(settings: Omit<SwitchboardInit, "servers">): ClientOptions {
+  const given = settings.urlPolicy !== undefined ? new UrlPolicy(settings.urlPolicy) : settings.client?.urlPolicy;
+  return { ...settings.client, urlPolicy: given instanceof UrlPolicy ? given : new UrlPolicy(given ?? {}) };
+}
+
 /** Code entries may carry a transport factory instead of command/url; validation sees a stand-in. */
 export function normalise(init: SwitchboardInit): SwitchboardConfig {
   const servers: Record<string, ServerEntryInput> = {};
@@ -76,4 +108,18 @@ export function normalise(init: SwitchboardInit): SwitchboardConfig {
   }
   const options: LoadConfigOptions = { file: "new Switchboard()" };
   return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
+}
+
+export function statusOf(runtime: ServerRuntime): ServerStatus {
+  return {
+    state: runtime.state,
+    restarts: runtime.restarts,
+    lastError: runtime.lastError?.message,
+    downReason: runtime.downReason,
+    inFlight: runtime.limiter.pending,
+    queued: runtime.limiter.size,
+    circuit: runtime.circuit,
+    protocolVersion: runtime.client?.protocolVersion,
+    fallbacks: runtime.entry.fallbacks,
+  };
 }

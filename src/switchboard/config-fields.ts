@@ -199,11 +199,29 @@ export const SERVER_FIELDS = fieldTable({
   },
   /** The largest message the server may send, in bytes (default 16 MiB). */
   maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
+  /** The most of one result of this server's tools that reaches a model through the runners (the board's otherwise). */
+  maxResultChars: {
+    check: { kind: "integer", min: 1 },
+    description:
+      "The most of one tool result that reaches a model through the runners and runAgent, in characters (images by bytes). Default: the board's, else no limit.",
+  },
   /** Remote: OAuth 2.1 for this server, credentials in a token file (see README, Authorization). */
   oauth: {
     check: { kind: "object", fields: OAUTH_FIELDS },
     appliesTo: "remote",
     description: "Remote: OAuth 2.1 for this server, credentials in a token file ({} is enough for a server that registers clients).",
+  },
+  /** stdio: every principal may use the one process (a principal's call to it is refused otherwise). */
+  shared: {
+    check: { kind: "boolean" },
+    description:
+      "Principals: every principal may use this server's one connection (stdio has no per-principal credentials; without it a principal's call is refused). Default: false.",
+  },
+  /** Remote, code only: the headers of one principal's requests (principals.ts). */
+  principalHeaders: {
+    check: functionCheck<(principal: string) => Record<string, string> | Promise<Record<string, string>>>(),
+    appliesTo: "remote",
+    description: "Remote, code only: (principal) => headers for that principal's requests (its own token).",
   },
   /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
   auth: { check: { kind: "auth" }, appliesTo: "remote", description: "Remote, code only: oauth({...}), { token } or a function returning headers." },

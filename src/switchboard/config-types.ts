@@ -61,6 +61,10 @@ interface ServerEntryCommon {
   autoListen?: boolean;
   /** Unset: the client's default (16 MiB). */
   maxMessageBytes?: number;
+  /** Unset: the board's (result-budget.ts). */
+  maxResultChars?: number;
+  /** Principals may use the server's one connection (principals.ts). */
+  shared?: boolean;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {
@@ -77,6 +81,8 @@ export interface RemoteServerEntry extends ServerEntryCommon {
   headers: Record<string, string>;
   oauth?: OAuthConfig;
   auth?: AuthOption;
+  /** Code only: one principal's headers (principals.ts). */
+  principalHeaders?: (principal: string) => Record<string, string> | Promise<Record<string, string>>;
 }
 
 export type ServerEntry = StdioServerEntry | RemoteServerEntry;

@@ -193,6 +193,8 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     circuit: { ...CONFIG_DEFAULTS.circuit, ...fields.circuit },
     ...protocolFields(fields, context),
     ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes } : {}),
+    ...(fields.maxResultChars !== undefined ? { maxResultChars: fields.maxResultChars } : {}),
+    ...(fields.shared !== undefined ? { shared: fields.shared } : {}),
   };
 
   // serverKind made sure of command or url; the checks below only tell the compiler.
@@ -225,6 +227,7 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     headers,
     ...(oauth !== undefined ? { oauth } : {}),
     ...(auth !== undefined ? { auth } : {}),
+    ...(fields.principalHeaders !== undefined ? { principalHeaders: fields.principalHeaders } : {}),
   };
 }
 

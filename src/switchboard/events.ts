@@ -1,6 +1,7 @@
 /** What a Switchboard tells its listeners. */
 import type { CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import type { LogParams } from "../connection/events.js";
+import type { ToolChangedEvent } from "./tool-pins.js";
 
 export interface FallbackEvent {
   /** The qualified name the caller used. */
@@ -23,6 +24,8 @@ export interface SwitchboardEvents {
   listsChanged: [event: { server: string }];
   log: [event: { server: string; params: LogParams }];
   stderr: [event: { server: string; text: string }];
+  /** A pinned tool's definition changed: it is quarantined until `approveToolChange(name)` (tool-pins.ts). */
+  toolChanged: [event: ToolChangedEvent];
   /** Recoverable problems: a server's garbage, a hook that threw. */
   error: [event: { server?: string; error: Error }];
 }

@@ -58,7 +58,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   private closing: Set<Promise<void>> | undefined;
   /** Calls waiting for the server to come (back) up; made for the first. */
   private waiters: ReadyGate<McpClient> | undefined;
-  private readonly baseOptions: ClientOptions;
+  /** What each client of this server is made with (principals.ts makes its clients with them too). */
+  readonly baseOptions: ClientOptions;
 
   constructor(
     entry: RunnableEntry,

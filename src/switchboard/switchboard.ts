@@ -15,7 +15,9 @@ import { supervisorMachine } from "../supervisor/supervisor-machine.js";
 import { definedMembers } from "../util/guards.js";
 import {
   DEFAULT_START_TIMEOUT_MS,
+  clientDefaults,
   normalise,
+  statusOf,
   type BoardCallOptions,
   type FromConfigOptions,
   type ServerStatus,
@@ -24,13 +26,20 @@ import {
 import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
-import { applyAfter, applyBefore, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
+import type { SwitchboardHooks } from "./hooks.js";
 import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./namespacing.js";
-import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
+import type { IdempotenceLookup, WhileRestarting } from "./router.js";
 import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
+import { routedCall, type RoutingContext } from "./board-route.js";
+import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
+import { fromEachServer } from "./board-lists.js";
+import { ToolChangedError, ToolPins } from "./tool-pins.js";
+import { checkMaxResultChars } from "./result-budget.js";
+import { checkPrincipal, PrincipalClients } from "./principals.js";
+import { principalView, type PrincipalView } from "./principal-view.js";
 
 export type { BoardCallOptions, ServerInit, ServerStatus, SwitchboardInit } from "./board-options.js";
 
@@ -46,6 +55,19 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  callTap: CallTap | undefined; // set by an open observer (observation.ts); unset, a call pays one field check
+  private readonly pins: ToolPins | undefined;
+  private readonly maxResultChars: number | undefined;
+  private readonly principals: PrincipalClients;
+  /** What routedCall (board-route.ts) needs of the board, made once. */
+  private readonly routing: RoutingContext = {
+    hooks: () => this.hooks,
+    whileRestarting: () => this.whileRestarting,
+    principals: () => this.principals,
+    runtimeNamed: (name) => this.runtimes.get(name),
+    toolFor: (runtime, toolName, options) => this.toolFor(runtime, toolName, options),
+    emit: (type, event) => (this.emit as (type: string, event: unknown) => boolean)(type, event),
+  };
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
@@ -65,12 +87,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (!(Number.isFinite(this.startTimeoutMs) && this.startTimeoutMs > 0)) {
       throw new ConfigError(`expected a finite number of ms > 0, found ${this.startTimeoutMs}`, { field: "startTimeoutMs" });
     }
+    this.maxResultChars = checkMaxResultChars(settings.maxResultChars, "maxResultChars");
+    this.principals = new PrincipalClients(settings.principals);
+    if (settings.pinTools !== undefined && settings.pinTools !== false)
+      this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
     const codeEntries = "options" in init ? {} : init.servers;
+    const client = clientDefaults(settings);
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
       runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
-      this.runtimes.set(name, new ServerRuntime(runnable, settings.client ?? {}, this.runtimeHooks));
+      this.runtimes.set(name, new ServerRuntime(runnable, client, this.runtimeHooks));
     }
   }
 
@@ -118,6 +145,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         await done;
       }
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
+      await this.principals.close();
       this.removeAllListeners();
     })();
     return this.stopped;
@@ -129,6 +157,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.supervisor?.send({ type: "RESTART", name });
   }
 
+  /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
+  observe(options: ObserveOptions = {}): Promise<BoardObserver> {
+    return startObserver(this, options);
+  }
   // ---- facts -----------------------------------------------------------------------------------------
 
   /** The live client of a server, or undefined while it is not up. */
@@ -142,21 +174,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   }
 
   status(): Record<string, ServerStatus> {
-    const status: Record<string, ServerStatus> = {};
-    for (const [name, runtime] of this.runtimes) {
-      status[name] = {
-        state: runtime.state,
-        restarts: runtime.restarts,
-        lastError: runtime.lastError?.message,
-        downReason: runtime.downReason,
-        inFlight: runtime.limiter.pending,
-        queued: runtime.limiter.size,
-        circuit: runtime.circuit,
-        protocolVersion: runtime.client?.protocolVersion,
-        fallbacks: runtime.entry.fallbacks,
-      };
-    }
-    return status;
+    return Object.fromEntries([...this.runtimes].map(([name, runtime]) => [name, statusOf(runtime)]));
   }
 
   // ---- tools -----------------------------------------------------------------------------------------
@@ -168,7 +186,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const perServer = await Promise.all([...this.runtimes.values()].map((runtime) => this.toolsOf(runtime)));
     const tools: Tool[] = [];
     for (const [runtime, list] of perServer) {
-      for (const tool of applyToolFilter(list, runtime.entry.tools)) tools.push({ ...tool, name: qualify(runtime.name, tool.name, this.separator) });
+      for (const tool of applyToolFilter(list, runtime.entry.tools))
+        if (!this.pins?.isHeld(runtime.name, tool.name)) tools.push({ ...tool, name: qualify(runtime.name, tool.name, this.separator) });
     }
     if (generation === this.listsGeneration) this.toolsCache = tools;
     return tools;
@@ -182,7 +201,10 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
-    const known = this.toolIndex.get(name);
+    return this.callTap === undefined ? this.sendTool(name, args, options) : this.callTap.called(name, args, this.sendTool(name, args, options));
+  }
+  private sendTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions | undefined): Promise<CallToolResult> {
+    const known = options?.principal === undefined ? this.toolIndex.get(name) : undefined;
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
     // one lookup and one reaction on the client's promise beyond a bare client's.
@@ -206,7 +228,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
       options.idempotent ?? (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
-    return this.routed("tools/call", name, args, runtime, idempotent, options, (client) => client.callTool(toolName, args, options), toolName);
+    return routedCall(this.routing, "tools/call", name, args, runtime, idempotent, options, this.principals.sender(toolName, args, options), toolName);
   }
 
   private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
@@ -219,6 +241,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       );
     }
     const runtime = this.runtime(parsed.server);
+    if (this.pins?.isHeld(runtime.name, parsed.tool)) throw new ToolChangedError(name, runtime.name);
     // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
     const tool = known?.tool ?? runtime.tools.find(parsed.tool);
     if (!isToolExposed(tool ?? { name: parsed.tool }, runtime.entry.tools)) {
@@ -227,23 +250,33 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return { runtime, toolName: parsed.tool };
   }
 
+  /** Accepts the changed definition of a quarantined tool (`toolChanged`); false when it was not held. */
+  approveToolChange(name: string): boolean {
+    const parsed = parseQualified(name, this.separator, this.runtimes);
+    const runtime = parsed && this.runtimes.get(parsed.server);
+    if (!runtime?.tools.list || !this.pins?.approve(runtime.name, parsed!.tool)) return false;
+    this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
+    this.invalidateLists(runtime.name);
+    return true;
+  }
+
+  /** The board as one principal sees it: its credentials, its lists; a host for the runners and runAgent (principal-view.ts). */
+  forPrincipal(principal: string): PrincipalView {
+    return principalView(checkPrincipal(principal), this, () => [...this.runtimes.values()], this.principals, this.pins);
+  }
+
+  /** What the runners cut a result of `name` to on its way to a model: its server's `maxResultChars`, else the board's. */
+  maxResultCharsFor(name: string): number | undefined {
+    const server = this.toolIndex.get(name)?.runtime.name ?? parseQualified(name, this.separator, this.runtimes)?.server;
+    return (server === undefined ? undefined : this.runtimes.get(server)?.entry.maxResultChars) ?? this.maxResultChars;
+  }
+
   // ---- resources and prompts ---------------------------------------------------------------------------
 
   /** Every server's resources, each tagged with its `server`. */
   async listResources(): Promise<Array<Resource & { server: string }>> {
-    const lists = await Promise.all(
-      [...this.runtimes.values()].map(async (runtime) => {
-        const client = runtime.state === "up" ? runtime.client : undefined;
-        if (!client?.serverCapabilities?.resources) return [];
-        try {
-          return (await client.listResources()).map((resource) => ({ ...resource, server: runtime.name }));
-        } catch (error) {
-          this.emit("error", { server: runtime.name, error: error as Error });
-          return [];
-        }
-      }),
-    );
-    const all = lists.flat();
+    const list = async (client: McpClient, server: string) => (await client.listResources()).map((resource) => ({ ...resource, server }));
+    const all = await fromEachServer(this.runtimes.values(), "resources", list, (event) => this.emit("error", event));
     for (const resource of all) if (!this.resourceOwners.has(resource.uri)) this.resourceOwners.set(resource.uri, resource.server);
     return all;
   }
@@ -255,78 +288,25 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (owner === undefined) {
       throw new ConfigError(`no server is known to have resource ${uri}: call listResources() first or pass { server }`);
     }
-    return this.routed("resources/read", uri, { uri }, this.runtime(owner), true, options, (client) => client.readResource(uri, options));
+    return routedCall(this.routing, "resources/read", uri, { uri }, this.runtime(owner), true, options, (client) => client.readResource(uri, options));
   }
 
   /** Every server's prompts, names qualified like tools. */
   async listPrompts(): Promise<Prompt[]> {
-    const lists = await Promise.all(
-      [...this.runtimes.values()].map(async (runtime) => {
-        const client = runtime.state === "up" ? runtime.client : undefined;
-        if (!client?.serverCapabilities?.prompts) return [];
-        try {
-          return (await client.listPrompts()).map((prompt) => ({ ...prompt, name: qualify(runtime.name, prompt.name, this.separator) }));
-        } catch (error) {
-          this.emit("error", { server: runtime.name, error: error as Error });
-          return [];
-        }
-      }),
-    );
-    return lists.flat();
+    const list = async (client: McpClient, server: string) =>
+      (await client.listPrompts()).map((prompt) => ({ ...prompt, name: qualify(server, prompt.name, this.separator) }));
+    return fromEachServer(this.runtimes.values(), "prompts", list, (event) => this.emit("error", event));
   }
 
   async getPrompt(name: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
     const parsed = parseQualified(name, this.separator, this.runtimes);
     if (!parsed) throw new ProtocolError(`Unknown prompt "${name}": expected "<server>${this.separator}<prompt>"`, -32602);
-    return this.routed("prompts/get", name, args, this.runtime(parsed.server), true, options, (client) => client.getPrompt(parsed.tool, args, options));
+    return routedCall(this.routing, "prompts/get", name, args, this.runtime(parsed.server), true, options, (client) =>
+      client.getPrompt(parsed.tool, args, options),
+    );
   }
 
   // ---- plumbing ------------------------------------------------------------------------------------------
-
-  private async routed<T>(
-    method: string,
-    name: string,
-    args: unknown,
-    runtime: ServerRuntime,
-    idempotent: boolean | IdempotenceLookup,
-    options: RequestOptions,
-    call: (client: McpClient) => Promise<T>,
-    toolName?: string,
-  ): Promise<T> {
-    const hooks = this.hooks;
-    const context: CallContext = { method, name, server: undefined, args, startedAt: Date.now(), attempts: [] };
-    const report = (error: Error) => this.emit("error", { error: new Error(`A Switchboard hook threw: ${error.message}`, { cause: error }) });
-    if (hooks.before && (await applyBefore(hooks.before.bind(hooks), context, report)) && toolName)
-      call = (client) => client.callTool(toolName, context.args as Record<string, unknown>, options) as Promise<T>;
-    const refusal =
-      hooks.approve && toolName
-        ? await refusalOf(hooks.approve.bind(hooks), {
-            server: runtime.name,
-            tool: toolName,
-            name,
-            args: context.args as Record<string, unknown>,
-            annotations: (await this.toolFor(runtime, toolName, options))?.annotations,
-          })
-        : undefined;
-    if (refusal !== undefined) return refusedResult(refusal) as T;
-    try {
-      const result = await route(runtime, (n) => this.runtimes.get(n), call, {
-        name,
-        idempotent,
-        timeoutMs: options.timeoutMs ?? runtime.entry.requestTimeoutMs,
-        signal: options.signal,
-        whileRestarting: this.whileRestarting,
-        attempts: context.attempts,
-        onFallback: (from, to, reason, error) => this.emit("fallback", { name, from, to, reason, error }),
-      });
-      context.server = context.attempts[context.attempts.length - 1];
-      return hooks.after === undefined ? result : await applyAfter(hooks.after.bind(hooks), context, result, report);
-    } catch (error) {
-      context.server = context.attempts[context.attempts.length - 1];
-      runHook(report, this.hooks.error && (() => this.hooks.error!(context, error as Error)));
-      throw error;
-    }
-  }
 
   /** The tool as its server described it; an approval needs its annotations, so an unknown one is looked up (bounded by the call's timeout). */
   private toolFor(runtime: ServerRuntime, toolName: string, options: RequestOptions): Promise<Tool | undefined> {
@@ -354,7 +334,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     },
     circuit: (server: string, change: { from: "closed" | "open" | "half-open"; to: "closed" | "open" | "half-open"; reason: string }) =>
       this.emit("circuit", { server, ...change }),
-    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) => this.toolIndex.replace(runtime, tools, previous),
+    toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) =>
+      this.toolIndex.replace(runtime, this.pins ? this.pins.admit(runtime.name, tools) : tools, previous),
   };
 
   private onChildEvent(event: ChildEmitted): void {

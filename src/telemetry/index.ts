@@ -1,6 +1,6 @@
 /**
  * `mcp-switchboard/telemetry`: OpenTelemetry per the MCP semantic conventions. Needs the optional peer
- * dependency `@opentelemetry/api`; see README, "Telemetry".
+ * dependency `@opentelemetry/api`; see docs/guide/telemetry.md, "Telemetry".
  *
  * @module mcp-switchboard/telemetry
  */

@@ -3,7 +3,7 @@
  * `error.type` is the JSON-RPC error code for an error response ("SHOULD be set to the string
  * representation of the JSON-RPC error code"), `tool_error` for a tool result with `isError: true`, and
  * otherwise the error's class name (`RequestTimeoutError`, `ConnectionClosedError`, `TransportError`, ...:
- * low cardinality, listed in README "Telemetry"); the span status is ERROR with the error's message.
+ * low cardinality, listed in docs/guide/telemetry.md "Telemetry"); the span status is ERROR with the error's message.
  */
 import type { Attributes, Span } from "@opentelemetry/api";
 import { ProtocolError } from "../jsonrpc/errors.js";

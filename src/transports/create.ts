@@ -10,6 +10,8 @@ import type { AuthOption } from "./auth.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
 import type { Transport } from "./transport.js";
 import { WebSocketTransport } from "./websocket.js";
+import { isAuthProvider } from "../auth/provider.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 
 export interface UrlTarget {
   url: string;
@@ -30,10 +32,12 @@ function isTransport(target: Target): target is Transport {
 export interface TransportSettings {
   /** The largest message the server may send (bytes, default 16 MiB). See message-limit.ts. */
   maxMessageBytes?: number | undefined;
+  /** Which URLs the transport (and its OAuth provider) may fetch (auth/url-policy.ts). */
+  urlPolicy?: UrlPolicy | undefined;
 }
 
 export function createTransport(target: Target, settings: TransportSettings = {}): Transport {
-  const { maxMessageBytes } = settings;
+  const { maxMessageBytes, urlPolicy } = settings;
   if (target === null || typeof target !== "object") {
     throw new ConfigError(`connect() needs a target: { command }, { url } or a Transport; got ${target === null ? "null" : typeof target}`);
   }
@@ -48,17 +52,19 @@ export function createTransport(target: Target, settings: TransportSettings = {}
     } catch {
       throw new ConfigError(`"${target.url}" is not a valid URL`, { field: "url" });
     }
+    if (urlPolicy && isAuthProvider(target.auth)) target.auth.useUrlPolicy?.(urlPolicy);
     const websocketScheme = url.protocol === "ws:" || url.protocol === "wss:";
     const type = target.type ?? (websocketScheme ? "websocket" : "streamable-http");
     if (type === "websocket") {
       if (!websocketScheme) throw new ConfigError(`type "websocket" needs a ws:// or wss:// URL, got ${target.url}`, { field: "url" });
-      return new WebSocketTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
+      return new WebSocketTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes, urlPolicy });
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new ConfigError(`type "${type}" needs an http:// or https:// URL, got ${target.url}`, { field: "url" });
     }
-    if (type === "sse") return new LegacySseTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
-    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ url, headers: target.headers, auth: target.auth, maxMessageBytes });
+    const http = { url, headers: target.headers, auth: target.auth, maxMessageBytes, urlPolicy };
+    if (type === "sse") return new LegacySseTransport(http);
+    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport(http);
     throw new ConfigError(`unknown transport type "${String(type)}"; use "streamable-http", "sse" or "websocket"`, { field: "type" });
   }
   throw new ConfigError(`connect() target has neither a "command" (stdio) nor a "url"`, { field: "command" });

@@ -10,6 +10,7 @@ import { sampleOf } from "../framing/errors.js";
 import { TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { messageTooLarge } from "./message-limit.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 
 export const BODY_SAMPLE_CHARS = 500;
 
@@ -26,10 +27,16 @@ export interface HttpRequestOptions {
   onRequest?: (request: ClientRequest) => void;
 }
 
-export function createAgent(url: URL, maxSockets = 64): http.Agent {
-  const options = { keepAlive: true, maxSockets, keepAliveMsecs: 1000 };
-  return url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+/** An agent per transport; with a URL policy, its connections resolve names through the policy's lookup (auth/url-policy.ts). */
+export function createAgent(url: URL, maxSockets = 64, policy?: UrlPolicy): http.Agent {
+  const options = { keepAlive: true, maxSockets, keepAliveMsecs: 1000, ...(policy ? { lookup: policy.lookup } : {}) };
+  const agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+  if (policy) policies.set(agent, policy);
+  return agent;
 }
+
+/** The URL policy of each agent made with one: redirect hops are checked against it. */
+const policies = new WeakMap<http.Agent, UrlPolicy>();
 
 /** node:http options of a URL, computed once per URL object (converting it costs ~2% of a small request). */
 const targets = new WeakMap<URL, { protocol: string; hostname: string; port: string; path: string }>();
@@ -67,7 +74,7 @@ export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessag
 /** The error of a request that failed before its response: `aborted` when we ended it (abort, close). */
 export function requestFailure(method: string, url: URL, error: NodeJS.ErrnoException, aborted: boolean): TransportError {
   if (aborted) return new TransportError(`${method} ${url.href} aborted`, { cause: error, delivered: true, url: url.href, retryable: false });
-  const refused = error.code === "ECONNREFUSED" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN";
+  const refused = error.code === "ECONNREFUSED" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN" || error.code === "EURLPOLICY";
   return new TransportError(`${method} ${url.href} failed: ${refused ? `connection refused (${error.code})` : error.message}`, {
     cause: error,
     url: url.href,
@@ -162,6 +169,7 @@ export function isRedirect(status: number | undefined): boolean {
 export async function followRedirects(response: IncomingMessage, options: HttpRequestOptions): Promise<{ response: IncomingMessage; url: URL }> {
   let url = options.url;
   for (let hops = 1; isRedirect(response.statusCode); hops++) {
+    await checkHop(response, url, policies.get(options.agent));
     const next = redirectTarget(options.method, options.url, url, response, hops);
     discard(response);
     url = next;
@@ -177,6 +185,12 @@ export async function httpExchange(options: HttpRequestOptions, moved: (url: URL
   const final = await followRedirects(response, options);
   moved(final.url);
   return final.response;
+}
+
+/** A redirect's target against the URL policy first, so a refusal names the policy's rule. */
+async function checkHop(response: IncomingMessage, from: URL, policy: UrlPolicy | undefined): Promise<void> {
+  const location = policy && URL.canParse(headerValue(response, "location") ?? "", from.href) ? new URL(headerValue(response, "location")!, from) : undefined;
+  if (location) await policy!.check(location, "server").catch((error: unknown) => (discard(response), Promise.reject(error)));
 }
 
 function redirectTarget(method: string, first: URL, from: URL, response: IncomingMessage, hops: number): URL {

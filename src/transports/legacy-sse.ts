@@ -18,6 +18,7 @@ import { Exchanges } from "./exchanges.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
 import { deliver } from "./deliver.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 
 export interface LegacySseOptions {
   url: string | URL;
@@ -28,6 +29,8 @@ export interface LegacySseOptions {
   endpointTimeoutMs?: number | undefined;
   /** The largest event the server may send (default 16 MiB). */
   maxMessageBytes?: number | undefined;
+  /** Which URLs may be fetched: the server's, its redirects, its endpoint event (auth/url-policy.ts). */
+  urlPolicy?: UrlPolicy | undefined;
 }
 
 export class LegacySseTransport implements Transport {
@@ -47,7 +50,7 @@ export class LegacySseTransport implements Transport {
   constructor(private readonly options: LegacySseOptions) {
     this.url = new URL(options.url);
     this.identity = `sse:${this.url.origin}${this.url.pathname}`;
-    this.agent = createAgent(this.url);
+    this.agent = createAgent(this.url, undefined, options.urlPolicy);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
   }
 
@@ -82,6 +85,7 @@ export class LegacySseTransport implements Transport {
   }
 
   private async open(): Promise<void> {
+    await this.options.urlPolicy?.check(this.url, "config");
     const request: HttpRequestOptions = {
       method: "GET",
       url: this.url,
@@ -111,8 +115,9 @@ export class LegacySseTransport implements Transport {
               );
               return;
             }
-            this.endpoint = endpoint;
-            resolve();
+            const policy = this.options.urlPolicy;
+            if (policy === undefined) return void ((this.endpoint = endpoint), resolve());
+            policy.check(endpoint, "server").then(() => ((this.endpoint = endpoint), resolve()), reject);
             return;
           }
           if (event.event !== undefined && event.event !== "message") return;

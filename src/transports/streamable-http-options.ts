@@ -1,5 +1,6 @@
 /** The options of the Streamable HTTP transport (streamable-http.ts). */
 import type { AuthOption } from "./auth.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 
 export interface StreamableHttpOptions {
   url: string | URL;
@@ -21,4 +22,6 @@ export interface StreamableHttpOptions {
   notificationTimeoutMs?: number | undefined;
   /** The longest wait before a resume the server's `retry` may ask for (default 60000 ms; at least 100 ms is kept). */
   maxRetryMs?: number | undefined;
+  /** Which URLs may be fetched: the server's at start, each redirect hop, each connection's address (auth/url-policy.ts). */
+  urlPolicy?: UrlPolicy | undefined;
 }

@@ -82,8 +82,8 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.endpoint = this.url;
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
-    this.agent = createAgent(this.url, options.maxSockets);
-    this.sideAgent = createAgent(this.url, SIDE_SOCKETS);
+    this.agent = createAgent(this.url, options.maxSockets, options.urlPolicy);
+    this.sideAgent = createAgent(this.url, SIDE_SOCKETS, options.urlPolicy);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
     const { initialMs, maxMs } = options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
@@ -104,6 +104,7 @@ export class StreamableHttpTransport implements Transport {
   async start(sink: TransportSink): Promise<void> {
     if (this.closed) throw new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false });
     this.sink = sink;
+    await this.options.urlPolicy?.check(this.url, "config");
   }
 
   setProtocolVersion(version: string): void {

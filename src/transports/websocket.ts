@@ -17,6 +17,7 @@ import { requestAuthHeaders, retryAfterRefusal } from "./http-auth.js";
 import { DEFAULT_MAX_PENDING_WRITE_BYTES, messageLimit, messageTooLarge, notReading } from "./message-limit.js";
 import { deliver } from "./deliver.js";
 import { SENT, type SendOptions, type Transport, type TransportSink } from "./transport.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 
 export interface WebSocketOptions {
   url: string | URL;
@@ -31,6 +32,8 @@ export interface WebSocketOptions {
   handshakeTimeoutMs?: number | undefined;
   /** The largest frame the server may send (default 16 MiB). */
   maxMessageBytes?: number | undefined;
+  /** Which URLs may be fetched: the server's at start, and the handshake connection's address (auth/url-policy.ts). */
+  urlPolicy?: UrlPolicy | undefined;
   /**
    * The most bytes that may wait to be sent while the peer does not read (default 32 MiB); past it,
    * sends fail at once with an `OverloadError` instead of piling up until their deadlines.
@@ -61,6 +64,7 @@ export class WebSocketTransport implements Transport {
 
   async start(sink: TransportSink): Promise<void> {
     this.sink = sink;
+    await this.options.urlPolicy?.check(this.url, "config");
     // An AuthProvider may answer a refused upgrade (401/403) by authorizing; the handshake is then tried again.
     for (let round = 0; ; round++) {
       const auth = await requestAuthHeaders(this.options.auth, this.url, this.url, "GET");
@@ -76,7 +80,12 @@ export class WebSocketTransport implements Transport {
 
   /** One upgrade attempt: resolves when open, or with the HTTP refusal; rejects on other failures. */
   private handshake(headers: Record<string, string>): Promise<{ response: IncomingMessage; error: TransportError } | undefined> {
-    const socket = new WebSocket(this.url, "mcp", { headers, handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000, maxPayload: this.maxMessageBytes });
+    const socket = new WebSocket(this.url, "mcp", {
+      headers,
+      handshakeTimeout: this.options.handshakeTimeoutMs ?? 10_000,
+      maxPayload: this.maxMessageBytes,
+      ...(this.options.urlPolicy ? { lookup: this.options.urlPolicy.lookup } : {}),
+    });
     this.socket = socket;
     return new Promise((resolve, reject) => {
       socket.once("unexpected-response", (_request, response) => {

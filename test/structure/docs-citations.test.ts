@@ -55,7 +55,7 @@ function headings(doc: string): string[] {
 
 /** A README or docs/ path, an optional comma, then a section heading in double quotes. */
 function sectionCitations(text: string): Array<{ doc: string; section: string }> {
-  return [...text.matchAll(/\b(README(?:\.md)?|docs\/[\w.-]+\.md)(?:'s)?,? "([^"]+)"/g)].map((m) => ({
+  return [...text.matchAll(/\b(README(?:\.md)?|docs\/(?:guide\/)?[\w.-]+\.md)(?:'s)?,? "([^"]+)"/g)].map((m) => ({
     doc: m[1].startsWith("README") ? "README.md" : m[1],
     section: m[2].replaceAll("`", "").trim(),
   }));

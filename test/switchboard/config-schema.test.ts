@@ -3,7 +3,7 @@
  * 2020-12) compiles it, and schema and loader agree on which configs are valid, except for the rules the
  * schema's description lists as the loader's alone (those are kept out of the generated configs).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -53,7 +53,7 @@ describe("mcp.schema.json", () => {
     const schema = configSchema() as { $defs: { server: { properties: Record<string, { description: string }> } } };
     const server = schema.$defs.server.properties;
     const table: FieldTable = SERVER_FIELDS;
-    expect(Object.keys(server)).toEqual(Object.keys(SERVER_FIELDS).filter((key) => key !== "auth"));
+    expect(Object.keys(server)).toEqual(Object.keys(SERVER_FIELDS).filter((key) => key !== "auth" && key !== "principalHeaders"));
     for (const [key, property] of Object.entries(server)) {
       expect(property.description, key).toBeTruthy();
       expect(property.description.includes("${VAR}"), key).toBe(table[key]?.substitute === true);
@@ -74,8 +74,17 @@ describe("the input types are the tables'", () => {
 
 // ---------------------------------------------------------------------------------------------------
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-/** The README's jsonc blocks that hold a config, comments stripped (" // " never occurs in their strings). */
+// The config examples live in the guide pages since the README became one screen (docs/guide/index.md).
+const guide = new URL("../../docs/guide/", import.meta.url);
+const readme = [
+  "../../README.md",
+  ...readdirSync(guide)
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `../../docs/guide/${name}`),
+]
+  .map((path) => readFileSync(new URL(path, import.meta.url), "utf8"))
+  .join("\n");
+/** The README's and the guide's jsonc blocks that hold a config, comments stripped (" // " never occurs in their strings). */
 const readmeConfigs = [...readme.matchAll(/```jsonc\n([\s\S]*?)```/g)]
   .map((match) => (match[1] ?? "").replace(/\s+\/\/ .*$/gm, ""))
   .filter((text) => text.includes('"url"') || text.includes('"command"'))

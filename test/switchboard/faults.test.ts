@@ -1,6 +1,6 @@
 /**
  * Supervision faults with real peers: start failures no restart can fix go down at once, a crash
- * loop backs off (README, "Limits and faults"), a hung handshake is bounded, and the board's edges (a call
+ * loop backs off (docs/guide/switchboard.md, "Limits and faults"), a hung handshake is bounded, and the board's edges (a call
  * storm against a down server, a stop during a backoff, a thousand queued calls when the server dies).
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The telemetry of README "Telemetry", against the official SDK v1 McpServer over stdio and Streamable HTTP: a
+ * The telemetry of docs/guide/telemetry.md "Telemetry", against the official SDK v1 McpServer over stdio and Streamable HTTP: a
  * `callTool` makes exactly one CLIENT span with exactly the MCP conventions' attributes (names checked
  * against @opentelemetry/semantic-conventions), the operation histogram with the advised buckets, the
  * session histogram after close, and the server receives the span's `traceparent` in `_meta`.

@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": a request that times out or is cancelled lets go of its HTTP exchange, in both
+ * docs/guide/switchboard.md, "Limits and faults": a request that times out or is cancelled lets go of its HTTP exchange, in both
  * eras. Before, the 2025 era only sent notifications/cancelled and left the POST waiting: 70 requests to
  * a server that never answers filled the keep-alive pool (64 sockets) and every later call timed out.
  */

@@ -1,5 +1,5 @@
 /**
- * `maxMessageBytes` (README, "Limits and faults"), the memory side: against a server that streams until the client goes (one endless
+ * `maxMessageBytes` (docs/guide/switchboard.md, "Limits and faults"), the memory side: against a server that streams until the client goes (one endless
  * SSE data line, one endless JSON body, an endless run of small notifications with event ids), the
  * client's live memory (heap plus array buffers after a forced GC, in a child `node --expose-gc`)
  * grows by less than 64 MB with the default 16 MiB limit. Before the limit, the endless line was held

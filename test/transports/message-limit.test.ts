@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": one limit for every transport, `maxMessageBytes`, enforced while reading. A server
+ * docs/guide/switchboard.md, "Limits and faults": one limit for every transport, `maxMessageBytes`, enforced while reading. A server
  * that streams one endless SSE line, an endless JSON body, a Content-Length over the limit, a huge stdio
  * line or a huge WebSocket frame fails the request it answers at once, with a `MessageTooLargeError`
  * naming the limit and the server; other requests go on (WebSocket: the connection closes, since a frame

@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": a server started through a launcher has the real server as a grandchild, and
+ * docs/guide/switchboard.md, "Limits and faults": a server started through a launcher has the real server as a grandchild, and
  * servers start children of their own. Each stdio server runs in its own process group and every signal
  * goes to the group: `close()`, a server that exits on its own, and the parent's exit or Ctrl-C leave
  * nothing running (checked with `ps`). POSIX only; Windows is documented, not tested here.

@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": a server behind Starlette answers `POST /mcp` with 307 to `/mcp/`. The client
+ * docs/guide/switchboard.md, "Limits and faults": a server behind Starlette answers `POST /mcp` with 307 to `/mcp/`. The client
  * follows 307/308 on the same origin (method and body kept, at most 5 hops) and sends later requests
  * (POSTs, the GET stream, the DELETE) straight to where it ended. A redirect to another origin is
  * refused, so credentials never leave for a server the user did not name.

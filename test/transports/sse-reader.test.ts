@@ -1,5 +1,5 @@
 /**
- * Resumable SSE streams (README, "Limits and faults"), the reader's rules in isolation (behaviour over HTTP is in sse-streams.test.ts):
+ * Resumable SSE streams (docs/guide/switchboard.md, "Limits and faults"), the reader's rules in isolation (behaviour over HTTP is in sse-streams.test.ts):
  * the duplicate filter is bounded, and the server's `retry` is clamped to [MIN_RETRY_MS, maxRetryMs].
  */
 import { PassThrough } from "node:stream";

@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": one resumable SSE reader for a POST's reply and the GET stream. Both count
+ * docs/guide/switchboard.md, "Limits and faults": one resumable SSE reader for a POST's reply and the GET stream. Both count
  * re-opening attempts the same way (attempts in a row that bring nothing), honour the server's `retry`
  * within bounds, drop replays with a bounded filter of recent event ids, and use the one backoff formula.
  */

@@ -1,5 +1,5 @@
 /**
- * README, "Limits and faults": a stdio server that closes its stdout but stays alive can never answer again.
+ * docs/guide/switchboard.md, "Limits and faults": a stdio server that closes its stdout but stays alive can never answer again.
  * That is the end of the connection: everything pending fails at once with a retryable
  * TransportError that says what happened, and the server process is stopped. Before, calls waited for
  * their deadlines (60 s by default) and the process lived on.

@@ -8,7 +8,7 @@
  *   initialize (legacy.ts: the 2025 handshake)    -> ready  | probe (a cached verdict gone stale) | HTTP+SSE | failure
  *   HTTP+SSE (the deprecated transport)           -> ready  | failure
  *
- * README "Protocol eras" gives the same rules from the user's side.
+ * docs/guide/transports-and-eras.md "Protocol eras" gives the same rules from the user's side.
  */
 import { ConfigError, McpError, TransportError } from "../../jsonrpc/errors.js";
 import type { Transport } from "../../transports/transport.js";

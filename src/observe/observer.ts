@@ -1,0 +1,184 @@
+/**
+ * The observer's model of a board: it taps the board's tool calls (per-server stats and the recent
+ * calls), listens to the lifecycle events the board already emits, and builds the snapshot a page is
+ * sent. With no page open it keeps counting and nothing else: no timer, no serialisation.
+ */
+import type { AgentEvents } from "../agents/events.js";
+import type { CallTap } from "../switchboard/observation.js";
+import type { EventEmitter } from "eventemitter3";
+import type { SwitchboardEvents } from "../switchboard/events.js";
+import type { Switchboard } from "../switchboard/switchboard.js";
+import { AgentRuns } from "./agent-runs.js";
+import { CallStats } from "./stats.js";
+import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
+
+const KEPT_CALLS = 50;
+const TIME_ORIGIN = performance.timeOrigin;
+const KEPT_LIFECYCLE = 50;
+
+/** One finished call, kept by reference until a snapshot formats it. */
+interface CallRecord {
+  at: number;
+  name: string;
+  server: string | undefined;
+  ms: number;
+  outcome: CallView["outcome"];
+  error: unknown;
+  args: Record<string, unknown> | undefined;
+}
+
+export class BoardModel implements CallTap {
+  private readonly stats = new Map<string, CallStats>();
+  private readonly serverOfName = new Map<string, string | undefined>();
+  private readonly calls: CallRecord[] = [];
+  private nextCall = 0;
+  private readonly lifecycle: LifecycleView[] = [];
+  private readonly lastExit = new Map<string, { at: number; reason: string }>();
+  private readonly lastSession = new Map<string, Session>();
+  private readonly runs: AgentRuns;
+  private readonly unlisten: Array<() => void> = [];
+
+  constructor(
+    private readonly board: Switchboard,
+    private readonly capture: boolean,
+    /** Something a page should see at once (a server went down, a run moved on). */
+    private readonly changed: () => void,
+  ) {
+    this.runs = new AgentRuns(changed);
+    for (const name of board.serverNames) this.stats.set(name, new CallStats());
+    this.listen("up", (e) => this.note(e.server, "up", e.restarts > 0 ? `after ${e.restarts} restart(s)` : ""));
+    this.listen("exit", (e) => {
+      const reason = firstLine(e.error.message) ?? "";
+      this.lastExit.set(e.server, { at: Date.now(), reason });
+      this.note(e.server, "exit", reason);
+    });
+    this.listen("restart", (e) => this.note(e.server, "restart", `attempt ${e.attempt} in ${Math.round(e.delayMs)} ms`));
+    this.listen("down", (e) => this.note(e.server, "down", e.reason));
+    this.listen("circuit", (e) => this.note(e.server, "circuit", `${e.from} → ${e.to}: ${firstLine(e.reason) ?? ""}`));
+    this.listen("fallback", (e) => this.note(e.from, "fallback", `${e.name} → ${e.to}: ${firstLine(e.reason) ?? ""}`));
+  }
+
+  private listen<E extends keyof SwitchboardEvents>(event: E, handler: (...payload: SwitchboardEvents[E]) => void): void {
+    const listener = handler as EventEmitter.EventListener<SwitchboardEvents, E>;
+    this.board.on(event, listener);
+    this.unlisten.push(() => this.board.off(event, listener));
+  }
+
+  private note(server: string, event: string, detail: string): void {
+    this.lifecycle.push({ at: Date.now(), server, event, detail });
+    if (this.lifecycle.length > KEPT_LIFECYCLE) this.lifecycle.shift();
+    this.changed();
+  }
+
+  // ---- the tap: on every tool call's path ----------------------------------------------------------
+
+  called<T>(name: string, given: Record<string, unknown> | undefined, call: Promise<T>): Promise<T> {
+    const started = performance.now();
+    // Arguments are kept (by reference, until a snapshot formats them) only when they will be shown.
+    const args = this.capture ? given : undefined;
+    return call.then(
+      (result) => {
+        this.finished(name, args, started, (result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok", undefined);
+        return result;
+      },
+      (error: unknown) => {
+        this.finished(name, args, started, "failed", error);
+        throw error;
+      },
+    );
+  }
+
+  private finished(name: string, args: Record<string, unknown> | undefined, started: number, outcome: CallView["outcome"], error: unknown): void {
+    const ended = performance.now();
+    const ms = ended - started;
+    // The wall clock from the monotonic one: one clock read per end instead of two.
+    const now = TIME_ORIGIN + ended;
+    const server = this.serverOf(name);
+    if (server !== undefined) this.stats.get(server)?.record(now, ms, outcome !== "ok");
+    // A ring of records reused in place: no allocation per call once it is full.
+    let record = this.calls[this.nextCall];
+    if (record === undefined) {
+      record = { at: now, name, server, ms, outcome, error, args };
+      this.calls[this.nextCall] = record;
+    } else {
+      record.at = now;
+      record.name = name;
+      record.server = server;
+      record.ms = ms;
+      record.outcome = outcome;
+      record.error = error;
+      record.args = args;
+    }
+    this.nextCall = (this.nextCall + 1) % KEPT_CALLS;
+  }
+
+  /** The server a qualified name belongs to (the longest server name that prefixes it), remembered. */
+  private serverOf(name: string): string | undefined {
+    if (this.serverOfName.has(name)) return this.serverOfName.get(name);
+    let found: string | undefined;
+    for (const server of this.board.serverNames) {
+      if (name.startsWith(server + this.board.separator) && (found === undefined || server.length > found.length)) found = server;
+    }
+    // Bounded: a caller inventing names must not grow it without end.
+    if (this.serverOfName.size < 10_000) this.serverOfName.set(name, found);
+    return found;
+  }
+
+  // ---- agent runs --------------------------------------------------------------------------------------
+
+  agentEvents(label?: string): AgentEvents {
+    return this.runs.events(label);
+  }
+
+  // ---- the snapshot --------------------------------------------------------------------------------------
+
+  snapshot(): Snapshot {
+    const now = Date.now();
+    const status = this.board.status();
+    const servers: ServerView[] = [];
+    for (const [name, s] of Object.entries(status)) {
+      const live = sessionOf(this.board, name);
+      if (live !== undefined) this.lastSession.set(name, live);
+      const kept = live ?? this.lastSession.get(name);
+      servers.push({
+        name,
+        state: s.state,
+        restarts: s.restarts,
+        lastExit: this.lastExit.get(name),
+        lastError: firstLine(s.lastError),
+        downReason: firstLine(s.downReason),
+        circuit: s.circuit,
+        inFlight: s.inFlight,
+        queued: s.queued,
+        fallbacks: [...s.fallbacks],
+        session: kept === undefined ? undefined : { ...kept, live: live !== undefined },
+        stats: (this.stats.get(name) ?? new CallStats()).series(now),
+      });
+    }
+    const calls: CallView[] = [];
+    for (let i = 0; i < this.calls.length; i++) {
+      const record = this.calls[(this.nextCall + i) % this.calls.length];
+      if (record === undefined) continue;
+      calls.push({
+        at: record.at,
+        name: record.name,
+        server: record.server,
+        ms: Math.round(record.ms * 1000) / 1000,
+        outcome: record.outcome,
+        error: record.error === undefined ? undefined : firstLine(errorText(record.error)),
+        args: argsText(record.args, this.capture),
+      });
+    }
+    const runs = this.runs.list().map((run) => ({ ...run, messages: runMessages(run.messages, this.capture) }));
+    return { at: now, separator: this.board.separator, captureToolContent: this.capture, servers, calls, lifecycle: [...this.lifecycle], runs };
+  }
+
+  close(): void {
+    for (const off of this.unlisten.splice(0)) off();
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : (JSON.stringify(error) ?? typeof error);
+}

@@ -1,0 +1,58 @@
+/**
+ * `board.forPrincipal(p)`: the board as one principal sees it, a host for the runners and runAgent.
+ * Its tool list is the principal's own listing of each server (a list the server keeps private to a
+ * user is never shown to another), filtered like the board's and without tools whose definition
+ * differs from the pinned one; its calls carry the principal.
+ */
+import type { CallToolResult, Tool } from "../client/types.js";
+import type { BoardCallOptions } from "./board-options.js";
+import { applyToolFilter, qualify } from "./namespacing.js";
+import type { PrincipalClients } from "./principals.js";
+import type { ServerRuntime } from "./server-runtime.js";
+import type { ToolPins } from "./tool-pins.js";
+
+export interface PrincipalView {
+  readonly principal: string;
+  listTools(): Promise<Tool[]>;
+  callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult>;
+  maxResultCharsFor(name: string): number | undefined;
+}
+
+interface Board {
+  readonly separator: string;
+  callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult>;
+  maxResultCharsFor(name: string): number | undefined;
+  emit(event: "error", payload: { server?: string; error: Error }): boolean;
+}
+
+export function principalView(
+  principal: string,
+  board: Board,
+  runtimes: () => ServerRuntime[],
+  principals: PrincipalClients,
+  pins: ToolPins | undefined,
+): PrincipalView {
+  return {
+    principal,
+    async listTools() {
+      const lists = await Promise.all(
+        runtimes().map(async (runtime) => {
+          const client = runtime.state === "up" ? runtime.client : undefined;
+          if (client === undefined || !principals.serves(runtime)) return [];
+          try {
+            const listed = applyToolFilter(await principals.listTools(runtime, client, principal), runtime.entry.tools);
+            return listed
+              .filter((tool) => pins?.accepts(runtime.name, tool) !== false)
+              .map((tool) => ({ ...tool, name: qualify(runtime.name, tool.name, board.separator) }));
+          } catch (error) {
+            board.emit("error", { server: runtime.name, error: error as Error });
+            return [];
+          }
+        }),
+      );
+      return lists.flat();
+    },
+    callTool: (name, args, options) => board.callTool(name, args, { ...options, principal }),
+    maxResultCharsFor: (name) => board.maxResultCharsFor(name),
+  };
+}

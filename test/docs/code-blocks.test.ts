@@ -1,0 +1,102 @@
+/**
+ * Every ```ts block of the README and of docs/guide/ type-checks against the package source: each block
+ * becomes a module in a scratch folder, "mcp-switchboard" (and its subpaths) map to src/, and one
+ * TypeScript program checks them all. A block that is an excerpt declares what it uses (`declare const`).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const DOC_FILES = [
+  "README.md",
+  ...readdirSync(join(root, "docs/guide"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/guide/${f}`),
+];
+
+interface Block {
+  file: string;
+  line: number;
+  code: string;
+}
+
+function blocksOf(file: string): Block[] {
+  const lines = readFileSync(join(root, file), "utf8").split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() !== "```ts") continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end].trim() !== "```") end++;
+    blocks.push({ file, line: start + 1, code: lines.slice(start, end).join("\n") });
+    i = end;
+  }
+  return blocks;
+}
+
+const scratchParent = join(root, ".scratch");
+mkdirSync(scratchParent, { recursive: true });
+const scratch = mkdtempSync(join(scratchParent, "doc-blocks-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("the documentation's TypeScript", () => {
+  const blocks = DOC_FILES.flatMap(blocksOf);
+
+  it("has blocks to check", () => {
+    expect(blocks.length).toBeGreaterThan(10);
+  });
+
+  it("type-checks, every block of README.md and docs/guide/*.md", () => {
+    const names = blocks.map((block, index) => {
+      const name = join(scratch, `block-${index}.ts`);
+      // A module of its own (top-level await, no clash between blocks' names).
+      writeFileSync(name, `${block.code}\nexport {};\n`);
+      return name;
+    });
+    // A package a block imports that is no dependency of this repository (LangChain's own agent, say)
+    // is declared as any: the block's use of this package's API is what is checked.
+    const missing = new Set(
+      blocks.flatMap((block) =>
+        [...block.code.matchAll(/from "((?:@[^/"]+\/)?[^/"]+)[^"]*"/g)]
+          .map((m) => m[1])
+          .filter((name) => name !== "mcp-switchboard" && !existsSync(join(root, "node_modules", name))),
+      ),
+    );
+    const ambient = join(scratch, "missing-packages.d.ts");
+    writeFileSync(ambient, [...missing].map((name) => `declare module "${name}";`).join("\n"));
+    names.push(ambient);
+    const src = join(root, "src");
+    const program = ts.createProgram(names, {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
+      types: ["node"],
+      typeRoots: [join(root, "node_modules/@types")],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      esModuleInterop: true,
+      baseUrl: root,
+      paths: {
+        "mcp-switchboard": [join(src, "index.ts")],
+        "mcp-switchboard/ai": [join(src, "agents/bridges/ai.ts")],
+        "mcp-switchboard/langchain": [join(src, "agents/bridges/langchain.ts")],
+        "mcp-switchboard/telemetry": [join(src, "telemetry/index.ts")],
+      },
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file !== undefined && names.includes(d.file.fileName))
+      .map((d) => {
+        const index = names.indexOf(d.file!.fileName);
+        const block = blocks[index];
+        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        return `${block.file}:${block.line + line}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+      });
+    expect(problems, `in ${relative(root, scratch)}`).toEqual([]);
+  }, 120_000);
+});
