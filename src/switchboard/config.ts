@@ -152,7 +152,9 @@ export function targetOf(entry: ServerEntry): ConnectTarget {
     return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
   }
   const auth = entry.auth ?? oauthProvider(entry);
-  return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}) };
+  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent).
+  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency } : {};
+  return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}), ...connections };
 }
 
 /** One provider per entry (built on first use), so restarts keep its pending authorization. */
