@@ -29,6 +29,7 @@ const ALL = [
   "fleet",
   "codemode",
   "catalog",
+  "durable",
   "observe",
 ];
 

@@ -115,6 +115,9 @@ export * from "./codemode/index.js";
 
 export * from "./agents/index.js";
 
+export { memoryCheckpointer } from "./durable/memory-checkpointer.js";
+export { fileCheckpointer, type FileCheckpointerOptions } from "./durable/file-checkpointer.js";
+
 // Importing the observer registers it, so `board.observe()` works for anyone who imports the package.
 export * from "./observe/index.js";
 export type { ObserveOptions, BoardObserver, CallTap } from "./switchboard/observation.js";

@@ -33,6 +33,7 @@ export const TARGETS: readonly Target[] = [
   { id: "catalog-tokens-responses", what: "catalog, turn-1 tool tokens deferred ÷ eager, OpenAI Responses", bench: "catalog", unit: "x", atMost: 0.1 },
   { id: "catalog-tokens-neutral", what: "catalog, turn-1 tool tokens deferred ÷ eager, provider-neutral", bench: "catalog", unit: "x", atMost: 0.1 },
   { id: "catalog-lazy-100-ms", what: "start a board of 100 lazy stdio servers (catalog snapshot)", bench: "catalog", unit: "ms", atMost: 100 },
+  { id: "checkpoint-file-step-ms", what: "durable run, file checkpointer: added per step, 50-message trace", bench: "durable", unit: "ms", atMost: 2 },
   { id: "observer-page-c64", what: "observer on with a page open ÷ off, stdio raw responder, c64 (req/s)", bench: "observe", unit: "x", atLeast: 0.95 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];
@@ -54,7 +55,7 @@ export function formatReading(target: Target, value: number): string {
     case "KiB":
       return `${value.toFixed(1)} KiB`;
     case "ms":
-      return `${Math.round(value).toLocaleString("en-US")} ms`;
+      return value < 10 ? `${value.toFixed(2)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
   }
 }
 

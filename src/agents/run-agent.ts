@@ -10,6 +10,7 @@ import { isObject } from "../util/guards.js";
 import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
 import { asPrincipal } from "./principal.js";
 import { checkTrace } from "./convert/shared.js";
+import { openRun, type DurableRunOptions } from "./durable-run.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
 import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
 import type { AgentHost } from "./host.js";
@@ -20,7 +21,7 @@ import { addUsage, messageText, type AgentResult, type AgentStep, type StopReaso
 
 export const DEFAULT_MAX_TURNS = 10;
 
-export interface RunAgentOptions extends DeferredToolOptions {
+export interface RunAgentOptions extends DeferredToolOptions, DurableRunOptions {
   /** `openAIChatModel(...)`, `openAIResponsesModel(...)`, `anthropicModel(...)`, or your own function. */
   model: AgentModel;
   /** Runs the tools: a Switchboard (qualified names) or an McpClient. */
@@ -62,11 +63,14 @@ export class ModelCallError extends McpError {
 }
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
-  const { model, host, maxTurns } = checkOptions(options);
+  const { model: given, host, maxTurns } = checkOptions(options);
   const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
   const { lister, callOptions } = asPrincipal(host, options.principal, options.callOptions);
-  const messages: TraceMessage[] =
-    typeof options.messages === "string"
+  const run = openRun(options);
+  const model = run?.model(given) ?? given;
+  const messages: TraceMessage[] = run?.resumed
+    ? run.messages
+    : typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
   const { view, listTools } = agentTools(host, options.codeMode, callOptions, lister);
@@ -77,14 +81,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
   const deferred = deferredTools(options, host);
-  const steps: AgentStep[] = [];
-  let usage: Usage = {};
-  const finish = (stopReason: StopReason): AgentResult => {
+  const steps: AgentStep[] = run?.steps ?? [];
+  let usage: Usage = run?.usage ?? {};
+  const finish = (stopReason: StopReason): AgentResult | Promise<AgentResult> => {
     const lastAssistant = [...messages].reverse().find((message) => message.role === "assistant");
-    return { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    const result: AgentResult = { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    return run ? run.finish(result) : result;
   };
   try {
-    for (let turn = 1; turn <= maxTurns; turn++) {
+    await run?.begin(messages);
+    for (let turn = steps.length + 1; turn <= maxTurns; turn++) {
       const tools = await untilAborted(listTools(), signal);
       if (tools.aborted) return finish("aborted");
       const offered = deferred ? deferred.offered(tools.value) : tools.value;
@@ -115,6 +121,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      if (uses.length > 0 && (await run?.opened(turn, response, modelDurationMs, uses, tools.value, view))) return await finish("approval");
       const runTurn = (list: readonly ToolUseBlock[]) =>
         runToolUses(list, {
           host: view,
@@ -125,6 +132,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
           events: options.events,
           callOptions,
           maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
+          gate: run?.gate,
         });
       const ran = uses.length === 0 ? undefined : deferred ? await deferred.run(uses, tools.value, runTurn) : await runTurn(uses);
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
@@ -140,6 +148,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         ...(deferred ? { toolLoading: deferred.take() } : {}),
       };
       steps.push(step);
+      run?.stepped(messages, usage, steps);
       await options.onStep?.(step);
       if (uses.length === 0) return finish("end");
       if (signal.aborted) return finish("aborted");
@@ -148,6 +157,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   } finally {
     view.dispose();
     outer?.removeEventListener("abort", onAbort);
+    await run?.close();
   }
 }
 

@@ -7,6 +7,7 @@
 import type { CallToolResult } from "../client/types.js";
 import type { CodeRunResult } from "../codemode/code-mode.js";
 import type { ToolLoadingStep } from "./deferred-tools.js";
+import type { PendingApproval } from "./run-state.js";
 
 /** MCP content blocks, as a tool result carries them (text, image, audio, resource, resource_link). */
 export type McpContent = CallToolResult["content"];
@@ -128,8 +129,8 @@ export interface ToolCallRecord {
   /** From the call's start (including approval) to its result, in ms. */
   durationMs: number;
   isError: boolean;
-  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort. */
-  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted";
+  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort, or an outcome a crash left unknown. */
+  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted" | "unknown_outcome";
   /** For code mode's `run_code`: the code the model wrote, the tool calls it made, what it returned and printed. */
   code?: CodeRunRecord;
 }
@@ -158,7 +159,8 @@ export interface AgentStep {
   toolLoading?: ToolLoadingStep;
 }
 
-export type StopReason = "end" | "max_turns" | "aborted";
+/** `"approval"`: a durable run stopped for calls that wait for a person (`pendingApprovals`). */
+export type StopReason = "end" | "max_turns" | "aborted" | "approval";
 
 export interface AgentResult {
   /** The text of the last assistant message ("" when it had none). */
@@ -174,6 +176,10 @@ export interface AgentResult {
   stopReason: StopReason;
   /** True unless the model ended the run itself (`stopReason: "end"`). */
   partial: boolean;
+  /** A durable run's id (given, or made up when a checkpointer was given without one). */
+  runId?: string;
+  /** With `stopReason: "approval"`: the calls that wait for a decision. */
+  pendingApprovals?: PendingApproval[];
 }
 
 /** The text blocks of a message, joined. */
