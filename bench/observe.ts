@@ -17,15 +17,26 @@ import { cellName, OURS, round2, runMatrix, type BenchServer, type Caller, type 
 const NO_PAGE = "observer on, no page";
 const PAGE = "observer on, page open";
 
-/** Reads a page's event stream until closed, as a browser tab would; counts the snapshots. */
-function openPage(url: string): { close(): Promise<number> } {
+/**
+ * Reads a page's event stream until closed, as a browser tab would; counts the snapshots. `opened`
+ * settles with the first snapshot: a round measures a page that is open, not one still connecting.
+ */
+function openPage(url: string): { opened: Promise<void>; close(): Promise<number> } {
   const controller = new AbortController();
   let frames = 0;
+  let first: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (first = resolve));
   const reading = (async () => {
     const response = await fetch(new URL("events", url), { signal: controller.signal });
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) frames += countFrames(chunk);
-  })().catch(() => {});
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      frames += countFrames(chunk);
+      if (frames > 0) first();
+    }
+  })()
+    .catch(() => {})
+    .finally(first);
   return {
+    opened,
     close: async () => {
       controller.abort();
       await reading;
@@ -56,6 +67,7 @@ function board(observer: "off" | "no page" | "page"): ClientFactory {
     await instance.start();
     const watching = observer === "off" ? undefined : await instance.observe({ port: 0 });
     const page = observer === "page" && watching ? openPage(watching.url) : undefined;
+    await page?.opened;
     return {
       call: () => instance.callTool("s__echo", ECHO_ARGS),
       close: async () => {

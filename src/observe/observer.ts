@@ -9,6 +9,7 @@ import type { EventEmitter } from "eventemitter3";
 import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { AgentRuns } from "./agent-runs.js";
+import { burstNow } from "./clock.js";
 import { CallStats } from "./stats.js";
 import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
 
@@ -97,7 +98,7 @@ export class BoardModel implements CallTap {
     pending.name = name;
     // Arguments are kept (by reference, until a snapshot formats them) only when they will be shown.
     pending.args = this.capture ? given : undefined;
-    pending.started = performance.now();
+    pending.started = burstNow();
     // A side reaction, not a link in the caller's chain: the caller awaits the board's own promise, so
     // the tap adds no microtask hop to its call, and the reactions are the pending's own, made once.
     void call.then(pending.ok, pending.failed);
@@ -106,7 +107,7 @@ export class BoardModel implements CallTap {
 
   /** @internal Called by a Pending as its call settles. */
   finished(pending: Pending, outcome: CallView["outcome"], error: unknown): void {
-    const ended = performance.now();
+    const ended = burstNow();
     const ms = ended - pending.started;
     const { name, args } = pending;
     pending.args = undefined;
