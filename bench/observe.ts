@@ -10,7 +10,7 @@
 import { fileURLToPath } from "node:url";
 import { ECHO_ARGS } from "./lib/echo-clients.js";
 import { MEMORY, respond, STDIO } from "./lib/memory-responder.js";
-import type { ServerInit } from "../src/index.js";
+import type { Observer, ServerInit } from "../src/index.js";
 import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { cellName, OURS, round2, runMatrix, type BenchServer, type Caller, type ClientFactory } from "./lib/throughput-matrix.js";
 
@@ -110,9 +110,9 @@ console.log(`(the open pages received ${pageFrames} snapshots in all)`);
  * The tap's own CPU per call, away from any I/O: awaiting an already-settled promise bare and through
  * the observer's tap, the best of several runs each (the least disturbed by a shared machine).
  */
-async function tapCost(): Promise<{ bareNs: number; tappedNs: number }> {
+async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs: number }> {
   const instance = new Switchboard({ servers: { s: { command: process.execPath, args: ["-e", ""], disabled: true } } });
-  const observer = await instance.observe({ port: 0 });
+  const observer = (await instance.observe({ port: 0 })) as Observer;
   const tap = instance.callTap!;
   const result = { content: [] };
   const n = 500_000;
@@ -125,8 +125,16 @@ async function tapCost(): Promise<{ bareNs: number; tappedNs: number }> {
     for (let i = 0; i < n; i++) await tap.called("s__echo", ECHO_ARGS, Promise.resolve(result));
     best.tapped = Math.min(best.tapped, ((performance.now() - started) * 1e6) / n);
   }
+  // What an open page costs per tick: the snapshot of a full ring of calls, as JSON, best of 7 runs of 200.
+  let snapshot = Infinity;
+  for (let run = 0; run < 7; run++) {
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) JSON.stringify(observer.snapshot());
+    snapshot = Math.min(snapshot, ((performance.now() - started) * 1000) / 200);
+  }
   await observer.close();
-  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped) };
+  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped), snapshotUs: Math.round(snapshot) };
 }
 const cost = await tapCost();
 console.log(`the tap alone: ${cost.tappedNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.tappedNs} ns tapped; best of 7 runs of 500,000)`);
+console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
