@@ -14,6 +14,9 @@ let left = 0;
 const expire = (): void => {
   left = 0;
 };
+// A reaction on a settled promise, not queueMicrotask: Node wraps each queueMicrotask callback in an
+// AsyncResource and a bound function, several times the cost of the clock read this saves.
+const SETTLED = Promise.resolve();
 
 /** performance.now(), as of the current burst. */
 export function burstNow(): number {
@@ -23,6 +26,6 @@ export function burstNow(): number {
   }
   reading = performance.now();
   left = SHARED_READS - 1;
-  queueMicrotask(expire);
+  void SETTLED.then(expire);
   return reading;
 }
