@@ -1,6 +1,8 @@
 /**
- * A workload to profile: `echo` calls against the raw stdio responder at concurrency 64, through the
- * bare client or through a Switchboard (`bare` | `switchboard`, default switchboard). It profiles only
+ * A workload to profile: `echo` calls at concurrency 64 against the raw stdio responder, through the
+ * bare client or through a Switchboard (`bare` | `switchboard`, default switchboard), or over
+ * Streamable HTTP through the bare client (`http`: the raw HTTP responder, JSON replies; `http-sse`: the
+ * SDK's McpServer, SSE replies; PROFILE_CONCURRENCY sets the concurrency). It profiles only
  * the measured calls, after a warm-up (`node --cpu-prof` would add start-up: module loading and tsx's
  * compiling, most of a short run), through the inspector, and writes .scratch/prof/<mode>.cpuprofile:
  *   npx tsx bench/profile.ts switchboard && npx tsx bench/cpu-top.ts .scratch/prof/switchboard.cpuprofile
@@ -11,9 +13,12 @@ import { fileURLToPath } from "node:url";
 import { connect, Switchboard } from "./lib/runtime.js";
 import { ECHO_ARGS } from "./lib/echo-clients.js";
 import { drive } from "./lib/stats.js";
+import { startServerProcess } from "./lib/server-process.js";
 
 const mode = process.argv[2] ?? "switchboard";
 const calls = Number(process.env.PROFILE_CALLS ?? 200_000);
+const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 64);
+const httpScripts: Record<string, string> = { http: "raw-http-responder.mjs", "http-sse": "http-echo-server.mjs" };
 const server = { command: process.execPath, args: [fileURLToPath(new URL("../examples/servers/raw-responder.mjs", import.meta.url))] };
 
 let call: () => Promise<unknown>;
@@ -27,15 +32,23 @@ if (mode === "bare") {
   await board.start();
   call = () => board.callTool("s__echo", ECHO_ARGS);
   close = () => board.stop();
+} else if (httpScripts[mode] !== undefined) {
+  const process = await startServerProcess(fileURLToPath(new URL(`../examples/servers/${httpScripts[mode]}`, import.meta.url)));
+  const client = await connect({ url: `http://127.0.0.1:${process.port}/mcp` }, { protocol: "legacy" });
+  call = () => client.callTool("echo", ECHO_ARGS);
+  close = async () => {
+    await client.close();
+    await process.stop();
+  };
 } else {
-  throw new Error(`bench/profile.ts takes "bare" or "switchboard", not "${mode}"`);
+  throw new Error(`bench/profile.ts takes "bare", "switchboard", "http" or "http-sse", not "${mode}"`);
 }
-await drive("warm-up", 20_000, 64, call);
+await drive("warm-up", Math.min(20_000, calls), concurrency, call);
 const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
 await session.post("Profiler.start");
-const run = await drive(mode, calls, 64, call);
+const run = await drive(mode, calls, concurrency, call);
 const { profile } = await session.post("Profiler.stop");
 session.disconnect();
 await close();
@@ -43,5 +56,5 @@ const dir = fileURLToPath(new URL("../.scratch/prof/", import.meta.url));
 mkdirSync(dir, { recursive: true });
 writeFileSync(`${dir}${mode}.cpuprofile`, JSON.stringify(profile));
 console.log(
-  `${mode}: ${calls.toLocaleString("en-US")} calls at concurrency 64, ${Math.round(run.requests / run.seconds).toLocaleString("en-US")} req/s; profile in .scratch/prof/${mode}.cpuprofile`,
+  `${mode}: ${calls.toLocaleString("en-US")} calls at concurrency ${concurrency}, ${Math.round(run.requests / run.seconds).toLocaleString("en-US")} req/s; profile in .scratch/prof/${mode}.cpuprofile`,
 );

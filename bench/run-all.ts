@@ -26,6 +26,10 @@ const ALL = [
   "switchboard-scale",
   "many-servers",
   "telemetry-overhead",
+  "fleet",
+  "codemode",
+  "catalog",
+  "durable",
   "observe",
 ];
 

@@ -3,6 +3,8 @@
  *
  * @module mcp-switchboard
  */
+import { setFleetLoader } from "./switchboard/fleet-seam.js";
+
 export { connect, createClient } from "./client/connect.js";
 export { McpClient, type CallToolOptions, type CachedRequestOptions, type ClientEventName, type McpClientSettings } from "./client/client.js";
 export { StructuredContentError } from "./client/output-validation.js";
@@ -97,6 +99,7 @@ export {
 } from "./auth/index.js";
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
+export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "./switchboard/fleet-seam.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig, type LoadConfigOptions } from "./switchboard/config.js";
@@ -106,8 +109,14 @@ export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } fr
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
+export type { ToolSearchHit, ToolSearchOptions } from "./catalog/search-index.js";
+
+export * from "./codemode/index.js";
 
 export * from "./agents/index.js";
+
+export { memoryCheckpointer } from "./durable/memory-checkpointer.js";
+export { fileCheckpointer, type FileCheckpointerOptions } from "./durable/file-checkpointer.js";
 
 // Importing the observer registers it, so `board.observe()` works for anyone who imports the package.
 export * from "./observe/index.js";
@@ -144,3 +153,7 @@ export {
   type LookupFunction,
   type LookupCallback,
 } from "./auth/url-policy.js";
+
+// A config's "fleet" is built by "mcp-switchboard/fleet", imported only when a config has one (so a board
+// without a fleet loads none of src/fleet/ nor ioredis); the config loader below the entry cannot import it.
+setFleetLoader(async (config) => (await import("./fleet/index.js")).redisFleet({ url: config.redis }, config.prefix));

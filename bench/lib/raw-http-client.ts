@@ -49,7 +49,7 @@ export async function rawHttpClient(url: string, args: Record<string, unknown>):
 }
 
 /** The payload of a one-event SSE body: the text between `data: ` and the end of that line. */
-function sseData(body: string): string {
+export function sseData(body: string): string {
   const start = body.indexOf("data: ") + 6;
   const end = body.indexOf("\n", start);
   return body.slice(start, end === -1 ? undefined : end);

@@ -17,15 +17,23 @@ export interface Target {
 export const TARGETS: readonly Target[] = [
   { id: "switchboard-c1", what: "Switchboard ÷ bare client, stdio raw responder, c1 (req/s)", bench: "stdio-throughput", unit: "x", atLeast: 0.9 },
   { id: "switchboard-c64", what: "Switchboard ÷ bare client, stdio raw responder, c64 (req/s)", bench: "stdio-throughput", unit: "x", atLeast: 0.9 },
-  { id: "http-json-c1", what: "Streamable HTTP ÷ raw keep-alive loop, JSON replies, c1", bench: "http-throughput", unit: "x", atLeast: 0.95 },
-  { id: "http-json-c64", what: "Streamable HTTP ÷ raw keep-alive loop, JSON replies, c64", bench: "http-throughput", unit: "x", atLeast: 0.95 },
-  { id: "http-sse-c1", what: "Streamable HTTP ÷ raw keep-alive loop, SSE replies (SDK server), c1", bench: "http-throughput", unit: "x", atLeast: 0.85 },
-  { id: "http-sse-c64", what: "Streamable HTTP ÷ raw keep-alive loop, SSE replies (SDK server), c64", bench: "http-throughput", unit: "x", atLeast: 0.85 },
+  { id: "http-json-c1", what: "Streamable HTTP ÷ raw undici loop, JSON replies, c1", bench: "http-throughput", unit: "x", atLeast: 0.95 },
+  { id: "http-json-c64", what: "Streamable HTTP ÷ raw undici loop, JSON replies, c64", bench: "http-throughput", unit: "x", atLeast: 0.95 },
+  { id: "http-sse-c1", what: "Streamable HTTP ÷ raw undici loop, SSE replies (SDK server), c1", bench: "http-throughput", unit: "x", atLeast: 0.9 },
+  { id: "http-sse-c64", what: "Streamable HTTP ÷ raw undici loop, SSE replies (SDK server), c64", bench: "http-throughput", unit: "x", atLeast: 0.9 },
   { id: "pending-bytes", what: "heap per pending request", bench: "pending-memory", unit: "bytes", atMost: 400 },
   { id: "connection-kib-1000", what: "heap per supervised connection at 1,000 servers", bench: "switchboard-scale", unit: "KiB", atMost: 12 },
   { id: "start-10000-ms", what: "start 10,000 supervised connections (memory pairs)", bench: "switchboard-scale", unit: "ms", atMost: 2000 },
   { id: "list-10000-ms", what: "listTools over 10,000 supervised connections", bench: "switchboard-scale", unit: "ms", atMost: 1000 },
   { id: "many-servers-vs-sdk", what: "100 stdio servers, c64: one Switchboard ÷ one SDK Client per server (req/s)", bench: "many-servers", unit: "x" },
+  { id: "codemode-run-ms", what: "code mode: CPU per run (engine, prelude, strip, bridge setup)", bench: "codemode", unit: "ms", atMost: 5 },
+  { id: "codemode-call-ms", what: "code mode: CPU per call from code over a direct board.callTool", bench: "codemode", unit: "ms", atMost: 0.2 },
+  { id: "codemode-tokens", what: "code mode: tokens sent ÷ plain tool calling (20 lookups, one per turn)", bench: "codemode", unit: "x", atMost: 0.2 },
+  { id: "catalog-tokens-anthropic", what: "catalog, turn-1 tool tokens deferred ÷ eager, Anthropic", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-responses", what: "catalog, turn-1 tool tokens deferred ÷ eager, OpenAI Responses", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-tokens-neutral", what: "catalog, turn-1 tool tokens deferred ÷ eager, provider-neutral", bench: "catalog", unit: "x", atMost: 0.1 },
+  { id: "catalog-lazy-100-ms", what: "start a board of 100 lazy stdio servers (catalog snapshot)", bench: "catalog", unit: "ms", atMost: 100 },
+  { id: "checkpoint-file-step-ms", what: "durable run, file checkpointer: added per step, 50-message trace", bench: "durable", unit: "ms", atMost: 2 },
   { id: "observer-page-c64", what: "observer on with a page open ÷ off, stdio raw responder, c64 (req/s)", bench: "observe", unit: "x", atLeast: 0.95 },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];
@@ -47,7 +55,7 @@ export function formatReading(target: Target, value: number): string {
     case "KiB":
       return `${value.toFixed(1)} KiB`;
     case "ms":
-      return `${Math.round(value).toLocaleString("en-US")} ms`;
+      return value < 10 ? `${value.toFixed(2)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
   }
 }
 

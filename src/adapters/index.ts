@@ -1,4 +1,6 @@
-export { toOpenAITools, runOpenAIToolCall, runOpenAIToolCalls } from "./openai.js";
+export { toOpenAITools, runOpenAIToolCall, runOpenAIToolCalls, runOpenAIToolSearch } from "./openai.js";
+export type { OpenAINamespaceTool, OpenAIToolSearchTool, OpenAIToolSearchCall, OpenAIToolSearchOutput } from "./openai-deferred.js";
+export { SEARCH_TOOL_NAME, type DeferLoading } from "./deferred.js";
 export type {
   OpenAIToolsOptions,
   OpenAIRunOptions,
@@ -20,6 +22,7 @@ export type {
   AnthropicToolUse,
   AnthropicToolResult,
   AnthropicResultBlock,
+  AnthropicToolSearchTool,
 } from "./anthropic.js";
 export { toGeminiTools, runGeminiFunctionCall, runGeminiFunctionCalls } from "./gemini.js";
 export type { GeminiFunctionDeclaration, GeminiFunctionCall, GeminiFunctionResponsePart, GeminiRunOptions } from "./gemini.js";

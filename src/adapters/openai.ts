@@ -4,10 +4,22 @@
  * `function_call_output` items that carry text, images and files).
  */
 import type { Tool } from "../client/types.js";
+import { ConfigError } from "../jsonrpc/errors.js";
 import { compileInputSchema, type JsonSchema } from "./schema.js";
 import { partsText, resultParts, type PartOptions, type ResultPart } from "./media.js";
 import type { NameOptions } from "./names.js";
-import { oncePerList, orderedTools, parseArguments, runProviderCall, toolDescription, type RunOptions, type ToolHost } from "./tool-runner.js";
+import { namesOf, oncePerList, orderedTools, parseArguments, runProviderCall, toolDescription, type RunOptions, type ToolHost } from "./tool-runner.js";
+import { pinnedOf, type DeferLoading } from "./deferred.js";
+import { CLOSED_UNSPECIFIED } from "./schema/shape.js";
+import {
+  deferOptions,
+  deferResponsesTools,
+  toolSearchOutput,
+  type OpenAINamespaceTool,
+  type OpenAIToolSearchCall,
+  type OpenAIToolSearchOutput,
+  type OpenAIToolSearchTool,
+} from "./openai-deferred.js";
 
 export interface OpenAIToolsOptions extends NameOptions {
   /** `"chat"` (default): Chat Completions tools; `"responses"`: Responses API tools. */
@@ -17,6 +29,18 @@ export interface OpenAIToolsOptions extends NameOptions {
    * strict form narrows what the tool accepts. `"auto"`: strict only where the conversion is exact.
    */
   strict?: boolean | "auto" | undefined;
+  /**
+   * Responses only: tool search. Every tool not pinned gets `defer_loading: true` (grouped per server
+   * into `namespace` tools), and a `tool_search` tool is added. Chat Completions has no native
+   * deferral: use `runAgent({ toolLoading: "deferred" })` there.
+   */
+  deferLoading?: DeferLoading | undefined;
+  /** With `deferLoading`: `"server"` (default) OpenAI searches; `"client"` we do (`runOpenAIToolSearch`). */
+  toolSearch?: "server" | "client" | undefined;
+  /** With `deferLoading`: one `namespace` tool per server (default true). */
+  namespaces?: boolean | undefined;
+  /** Between server and tool in the tools' names, for namespaces (default "__", the Switchboard's). */
+  separator?: string | undefined;
 }
 
 export interface OpenAIChatTool {
@@ -29,6 +53,7 @@ export interface OpenAIResponsesTool {
   description?: string;
   parameters: JsonSchema;
   strict: boolean;
+  defer_loading?: true;
 }
 
 /** A tool call as the Chat Completions API returns it. */
@@ -81,9 +106,29 @@ export interface OpenAIRunOptions extends RunOptions, Pick<PartOptions, "media">
 }
 
 export function toOpenAITools(tools: readonly Tool[], options?: OpenAIToolsOptions & { api?: "chat" }): OpenAIChatTool[];
-export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOptions & { api: "responses" }): OpenAIResponsesTool[];
-export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOptions = {}): OpenAIChatTool[] | OpenAIResponsesTool[] {
+export function toOpenAITools(
+  tools: readonly Tool[],
+  options: OpenAIToolsOptions & { api: "responses"; deferLoading?: false | undefined },
+): OpenAIResponsesTool[];
+export function toOpenAITools(
+  tools: readonly Tool[],
+  options: OpenAIToolsOptions & { api: "responses" },
+): Array<OpenAIResponsesTool | OpenAINamespaceTool | OpenAIToolSearchTool>;
+export function toOpenAITools(
+  tools: readonly Tool[],
+  options: OpenAIToolsOptions = {},
+): OpenAIChatTool[] | Array<OpenAIResponsesTool | OpenAINamespaceTool | OpenAIToolSearchTool> {
   const api = options.api ?? "chat";
+  const pinned = pinnedOf(options.deferLoading);
+  if (pinned !== undefined) {
+    if (api !== "responses") {
+      throw new ConfigError('Chat Completions has no native tool deferral: use api: "responses", or runAgent({ toolLoading: "deferred" })', {
+        field: "deferLoading",
+      });
+    }
+    const eager = toOpenAITools(tools, { ...options, api: "responses", deferLoading: false });
+    return deferResponsesTools(eager, namesOf(tools, "openai", options).toMcp, deferOptions(options, pinned));
+  }
   const strict = options.strict ?? false;
   const key = `openai:${api}:${String(strict)}:${options.prefix ?? ""}`;
   const converted = oncePerList(tools, key, () =>
@@ -108,9 +153,21 @@ export function toOpenAITools(tools: readonly Tool[], options: OpenAIToolsOption
 function openAIParameters(tool: Tool, strict: boolean | "auto"): { parameters: JsonSchema; strict: boolean } {
   if (strict !== false) {
     const compiled = compileInputSchema(tool.inputSchema, "openai-strict");
-    if (compiled.withinLimits && (strict === true || compiled.losses.length === 0)) return { parameters: compiled.schema!, strict: true };
+    // "auto": exact, or closed only where the schema named no other keys (schema/shape.ts).
+    if (compiled.withinLimits && (strict === true || compiled.losses.every((loss) => loss.endsWith(CLOSED_UNSPECIFIED)))) {
+      return { parameters: compiled.schema!, strict: true };
+    }
   }
   return { parameters: compileInputSchema(tool.inputSchema, "openai").schema!, strict: false };
+}
+
+/**
+ * Answers a client-executed `tool_search_call` (from `toOpenAITools(tools, { api: "responses",
+ * deferLoading, toolSearch: "client" })`): the host's best matches, as the Responses tools the model
+ * can call from then on. Pass the same name and strict options as to `toOpenAITools`.
+ */
+export function runOpenAIToolSearch(host: ToolHost, call: OpenAIToolSearchCall, options: OpenAIToolsOptions = {}): Promise<OpenAIToolSearchOutput> {
+  return toolSearchOutput(host, call, (tools) => toOpenAITools(tools, { ...options, api: "responses", deferLoading: false }), options);
 }
 
 /**

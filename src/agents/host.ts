@@ -14,7 +14,7 @@ import type { FallbackEvent } from "../switchboard/events.js";
 import { parseQualified } from "../switchboard/namespacing.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 import { asError } from "../util/guards.js";
-import type { ToolCallAttempt } from "./trace.js";
+import type { CodeRunRecord, ToolCallAttempt } from "./trace.js";
 
 /** What runs the tools: a Switchboard (qualified names), an McpClient, or anything with the two methods. */
 export type AgentHost = Switchboard | McpClient | ToolHost;
@@ -25,6 +25,8 @@ export interface HostCallOutcome {
   /** The server that answered (or failed last), when the host says. */
   server: string | undefined;
   attempts: ToolCallAttempt[];
+  /** Code mode's `run_code`: the code, its calls and its output (src/agents/code-mode.ts). */
+  code?: CodeRunRecord;
 }
 
 export interface HostView {

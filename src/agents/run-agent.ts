@@ -10,15 +10,18 @@ import { isObject } from "../util/guards.js";
 import { budgetOf, checkMaxResultChars } from "../switchboard/result-budget.js";
 import { asPrincipal } from "./principal.js";
 import { checkTrace } from "./convert/shared.js";
+import { openRun, type DurableRunOptions } from "./durable-run.js";
 import { within, type AgentEvents, type ModelCallStart } from "./events.js";
-import { viewOf, type AgentHost } from "./host.js";
+import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
+import type { AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
 import { runToolUses, type AgentApprove } from "./tool-calls.js";
+import { deferredTools, type DeferredToolOptions } from "./deferred-tools.js";
 import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
 
 export const DEFAULT_MAX_TURNS = 10;
 
-export interface RunAgentOptions {
+export interface RunAgentOptions extends DeferredToolOptions, DurableRunOptions {
   /** `openAIChatModel(...)`, `openAIResponsesModel(...)`, `anthropicModel(...)`, or your own function. */
   model: AgentModel;
   /** Runs the tools: a Switchboard (qualified names) or an McpClient. */
@@ -41,6 +44,8 @@ export interface RunAgentOptions {
   maxResultChars?: number | undefined;
   /** Whose credentials and lists the run uses (a Switchboard host only; src/agents/principal.ts). */
   principal?: string | undefined;
+  /** Offer the model `run_code` (code mode, on a Switchboard host) instead of the board's tools; `pinned` ones stay beside it. */
+  codeMode?: boolean | AgentCodeModeOptions | undefined;
 }
 
 /** The model call failed (not by the run's abort). Carries the trace up to the failure. */
@@ -58,37 +63,44 @@ export class ModelCallError extends McpError {
 }
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
-  const { model, host, maxTurns } = checkOptions(options);
+  const { model: given, host, maxTurns } = checkOptions(options);
   const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
   const { lister, callOptions } = asPrincipal(host, options.principal, options.callOptions);
-  const messages: TraceMessage[] =
-    typeof options.messages === "string"
+  const run = openRun(options);
+  const model = run?.model(given) ?? given;
+  const messages: TraceMessage[] = run?.resumed
+    ? run.messages
+    : typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
+  const { view, listTools } = agentTools(host, options.codeMode, callOptions, lister);
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const view = viewOf(host);
-  const steps: AgentStep[] = [];
-  let usage: Usage = {};
-  const finish = (stopReason: StopReason): AgentResult => {
+  const deferred = deferredTools(options, host);
+  const steps: AgentStep[] = run?.steps ?? [];
+  let usage: Usage = run?.usage ?? {};
+  const finish = (stopReason: StopReason): AgentResult | Promise<AgentResult> => {
     const lastAssistant = [...messages].reverse().find((message) => message.role === "assistant");
-    return { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    const result: AgentResult = { text: messageText(lastAssistant), messages, usage, turns: steps.length, steps, stopReason, partial: stopReason !== "end" };
+    return run ? run.finish(result) : result;
   };
   try {
-    for (let turn = 1; turn <= maxTurns; turn++) {
-      const tools = await untilAborted(lister.listTools(), signal);
+    await run?.begin(messages);
+    for (let turn = steps.length + 1; turn <= maxTurns; turn++) {
+      const tools = await untilAborted(listTools(), signal);
       if (tools.aborted) return finish("aborted");
-      const start: ModelCallStart = { turn, messages: [...messages], tools: tools.value, startedAt: Date.now() };
+      const offered = deferred ? deferred.offered(tools.value) : tools.value;
+      const start: ModelCallStart = { turn, messages: [...messages], tools: offered, startedAt: Date.now() };
       const began = performance.now();
       options.events?.modelCallStart?.(start);
       let answer: { aborted: true } | { aborted: false; value: ModelResponse };
       try {
         answer = await untilAborted(
-          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: tools.value, signal, turn })).then((response) =>
+          within(options.events, { kind: "model", start }, () => model({ messages: start.messages, tools: offered, signal, turn })).then((response) =>
             checkResponse(response, turn),
           ),
           signal,
@@ -109,19 +121,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       messages.push(response.message);
       usage = addUsage(usage, response.usage);
       const uses = response.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      const ran =
-        uses.length === 0
-          ? undefined
-          : await runToolUses(uses, {
-              host: view,
-              tools: tools.value,
-              turn,
-              signal,
-              approve: options.approve,
-              events: options.events,
-              callOptions,
-              maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
-            });
+      if (uses.length > 0 && (await run?.opened(turn, response, modelDurationMs, uses, tools.value, view))) return await finish("approval");
+      const runTurn = (list: readonly ToolUseBlock[]) =>
+        runToolUses(list, {
+          host: view,
+          tools: tools.value,
+          turn,
+          signal,
+          approve: options.approve,
+          events: options.events,
+          callOptions,
+          maxResultChars: (name) => budgetOf(options.callOptions, runBudget, host, name),
+          gate: run?.gate,
+        });
+      const ran = uses.length === 0 ? undefined : deferred ? await deferred.run(uses, tools.value, runTurn) : await runTurn(uses);
       const toolResults: TraceMessage | undefined = ran === undefined ? undefined : { role: "tool", content: ran.results };
       if (toolResults !== undefined) messages.push(toolResults);
       const step: AgentStep = {
@@ -132,8 +145,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         usage: response.usage,
         modelStopReason: response.stopReason,
         modelDurationMs,
+        ...(deferred ? { toolLoading: deferred.take() } : {}),
       };
       steps.push(step);
+      run?.stepped(messages, usage, steps);
       await options.onStep?.(step);
       if (uses.length === 0) return finish("end");
       if (signal.aborted) return finish("aborted");
@@ -142,6 +157,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   } finally {
     view.dispose();
     outer?.removeEventListener("abort", onAbort);
+    await run?.close();
   }
 }
 

@@ -40,6 +40,17 @@ export interface TurnContext {
   callOptions?: Record<string, unknown> | undefined;
   /** The result budget of a tool, by its MCP name (switchboard/result-budget.ts). */
   maxResultChars?: ((name: string) => number | undefined) | undefined;
+  /** A durable run's checkpoints (durable-run.ts). */
+  gate?: CallGate | undefined;
+}
+
+/** How a durable run keeps each call's fate: asked before a call is sent, told how it ended. */
+export interface CallGate {
+  /** The call's outcome recorded before a crash: it is not run again. */
+  recorded(toolUseId: string): { result: ToolResultBlock; record: ToolCallRecord } | undefined;
+  /** Right before sending: a result that replaces the call (denied, outcome unknown), or options to add. */
+  sending(use: ToolUseBlock, tool: Tool): Promise<{ result: ToolResultBlock; failure: Failure } | { callOptions: Record<string, unknown> }>;
+  ended(result: ToolResultBlock, record: ToolCallRecord): Promise<void>;
 }
 
 export interface TurnResults {
@@ -53,7 +64,7 @@ export async function runToolUses(uses: readonly ToolUseBlock[], context: TurnCo
   return { results: ran.map((entry) => entry.result), records: ran.map((entry) => entry.record) };
 }
 
-type Failure = NonNullable<ToolCallRecord["failure"]>;
+export type Failure = NonNullable<ToolCallRecord["failure"]>;
 
 interface Ended {
   result: ToolResultBlock;
@@ -62,6 +73,8 @@ interface Ended {
 }
 
 async function runOne(use: ToolUseBlock, tool: Tool | undefined, context: TurnContext): Promise<{ result: ToolResultBlock; record: ToolCallRecord }> {
+  const recorded = context.gate?.recorded(use.id);
+  if (recorded !== undefined) return recorded;
   const { server, tool: toolName } = context.host.locate(use.name);
   const start: ToolCallStart = { turn: context.turn, toolUseId: use.id, name: use.name, server, tool: toolName, input: use.input, startedAt: Date.now() };
   const began = performance.now();
@@ -77,8 +90,10 @@ async function runOne(use: ToolUseBlock, tool: Tool | undefined, context: TurnCo
     durationMs,
     isError: ended.result.isError,
     ...(ended.failure ? { failure: ended.failure } : {}),
+    ...(ended.outcome?.code ? { code: ended.outcome.code } : {}),
   };
   context.events?.toolCallEnd?.({ ...start, durationMs, record, result: ended.result });
+  await context.gate?.ended(ended.result, record);
   return { result: ended.result, record };
 }
 
@@ -112,7 +127,9 @@ async function execute(
     }
   }
   if (context.signal.aborted) return errorResult("aborted", `Cancelled: the run was aborted before ${use.name} was called`);
-  const outcome = await context.host.call(use.name, args, { ...context.callOptions, signal: context.signal });
+  const gated = await context.gate?.sending(use, tool);
+  if (gated !== undefined && "result" in gated) return gated;
+  const outcome = await context.host.call(use.name, args, { ...context.callOptions, ...gated?.callOptions, signal: context.signal });
   if (outcome.result !== undefined) {
     const { content, isError, structuredContent } = cutResult(outcome.result, context.maxResultChars?.(use.name), use.name);
     return {

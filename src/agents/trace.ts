@@ -5,6 +5,9 @@
  * Switchboard), never a provider's rewritten names, so one trace can be replayed to any provider.
  */
 import type { CallToolResult } from "../client/types.js";
+import type { CodeRunResult } from "../codemode/code-mode.js";
+import type { ToolLoadingStep } from "./deferred-tools.js";
+import type { PendingApproval } from "./run-state.js";
 
 /** MCP content blocks, as a tool result carries them (text, image, audio, resource, resource_link). */
 export type McpContent = CallToolResult["content"];
@@ -126,8 +129,16 @@ export interface ToolCallRecord {
   /** From the call's start (including approval) to its result, in ms. */
   durationMs: number;
   isError: boolean;
-  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort. */
-  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted";
+  /** Why the call ended without the tool's answer: unknown tool, bad arguments, refusal, failure, abort, or an outcome a crash left unknown. */
+  failure?: "unknown_tool" | "invalid_arguments" | "refused" | "failed" | "aborted" | "unknown_outcome";
+  /** For code mode's `run_code`: the code the model wrote, the tool calls it made, what it returned and printed. */
+  code?: CodeRunRecord;
+}
+
+/** One `run_code` execution in the trace. */
+export interface CodeRunRecord extends CodeRunResult {
+  /** The code as the model wrote it. */
+  source: string;
 }
 
 /** One turn: a model call and the tool calls it asked for. */
@@ -144,9 +155,12 @@ export interface AgentStep {
   modelStopReason: string | undefined;
   /** The model call's duration in ms. */
   modelDurationMs: number;
+  /** With `toolLoading: "deferred"`: what was offered, searched and loaded in this turn. */
+  toolLoading?: ToolLoadingStep;
 }
 
-export type StopReason = "end" | "max_turns" | "aborted";
+/** `"approval"`: a durable run stopped for calls that wait for a person (`pendingApprovals`). */
+export type StopReason = "end" | "max_turns" | "aborted" | "approval";
 
 export interface AgentResult {
   /** The text of the last assistant message ("" when it had none). */
@@ -162,6 +176,10 @@ export interface AgentResult {
   stopReason: StopReason;
   /** True unless the model ended the run itself (`stopReason: "end"`). */
   partial: boolean;
+  /** A durable run's id (given, or made up when a checkpointer was given without one). */
+  runId?: string;
+  /** With `stopReason: "approval"`: the calls that wait for a decision. */
+  pendingApprovals?: PendingApproval[];
 }
 
 /** The text blocks of a message, joined. */

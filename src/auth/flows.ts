@@ -25,7 +25,7 @@ import type { HttpSettings } from "./http.js";
 import { openLoopback } from "./loopback.js";
 import type { OAuthEvent, OAuthOptions, Supplier } from "./options.js";
 import type { ServerSession } from "./session.js";
-import type { StoredAuth, StoredClient, StoredTokens } from "./token-store.js";
+import { refreshDue, type StoredAuth, type StoredClient, type StoredTokens } from "./token-store.js";
 import type { TokenEndpointResponse } from "oauth4webapi";
 
 export interface Flow {
@@ -298,7 +298,7 @@ function droppedClient(flow: Flow, server: string, issuer: string): void {
 }
 
 function expired(tokens: StoredTokens): boolean {
-  return tokens.expiresAt !== undefined && tokens.expiresAt <= Date.now() + 5_000;
+  return refreshDue(tokens, Date.now());
 }
 
 function registeredPort(client: StoredClient | undefined): number | undefined {

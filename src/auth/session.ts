@@ -9,7 +9,7 @@
  */
 import type { DiscoveredServer } from "./discovery.js";
 import { DpopKey } from "./dpop.js";
-import type { StoredAuth, StoredTokens, TokenStore } from "./token-store.js";
+import { refreshAt, type StoredAuth, type StoredTokens, type TokenStore } from "./token-store.js";
 
 const NO_HEADERS: Record<string, string> = Object.freeze({});
 
@@ -83,11 +83,7 @@ export class ServerSession {
     this.refreshAt = Infinity;
     if (tokens === undefined) return;
     if (tokens.tokenType !== "dpop") this.prepared = Object.freeze({ authorization: this.authorization()! });
-    if (tokens.expiresAt !== undefined && tokens.refreshToken !== undefined) {
-      // Refresh ahead of expiry: a tenth of the lifetime, at most 30 s, so a short-lived token is not refreshed constantly.
-      const lifetime = tokens.expiresAt - tokens.obtainedAt;
-      this.refreshAt = tokens.expiresAt - Math.min(30_000, Math.max(0, lifetime) / 10);
-    }
+    if (tokens.expiresAt !== undefined && tokens.refreshToken !== undefined) this.refreshAt = refreshAt(tokens);
   }
 
   /** The prepared headers when no work is needed (fresh bearer token, or no token at all); else undefined. */

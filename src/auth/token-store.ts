@@ -59,6 +59,21 @@ export interface TokenStore {
   issuers(server: string): Promise<string[]>;
 }
 
+/**
+ * When tokens are due for a refresh: ahead of expiry by a tenth of their lifetime, at most 30 s. A
+ * margin relative to the lifetime, because a fixed one (it was 5 s) makes a token that lives less
+ * than the margin count as expired the moment it arrives, and every process refreshes it on every call.
+ */
+export function refreshAt(tokens: StoredTokens): number {
+  if (tokens.expiresAt === undefined) return Infinity;
+  const lifetime = Math.max(0, tokens.expiresAt - tokens.obtainedAt);
+  return tokens.expiresAt - Math.min(30_000, lifetime / 10);
+}
+
+export function refreshDue(tokens: StoredTokens, now: number): boolean {
+  return now >= refreshAt(tokens);
+}
+
 /** The entries of one store file / memory map: server → issuer → credentials. */
 export type StoreData = Record<string, Record<string, StoredAuth>>;
 

@@ -38,6 +38,8 @@ export interface CallToolOptions extends RequestOptions {
    * itself off by default). A mismatch rejects with `StructuredContentError`.
    */
   validateStructuredContent?: boolean | undefined;
+  /** Entries for the request's `params._meta` (e.g. an idempotency key the server may deduplicate on). */
+  meta?: Record<string, unknown> | undefined;
 }
 
 /** Options of the list calls and `readResource`. */
@@ -186,6 +188,7 @@ export class McpClient {
    */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
+    if (options?.meta !== undefined) params._meta = options.meta;
     let pending = this.request<CallToolResult>("tools/call", params, options);
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;

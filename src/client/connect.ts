@@ -7,6 +7,7 @@ import { createTransport, type Target } from "../transports/create.js";
 import { McpClient } from "./client.js";
 import { UrlPolicy } from "../auth/url-policy.js";
 import type { ClientOptions } from "./options.js";
+import { checkClientOptions } from "./options-check.js";
 import { buildServerRequestHandler, declaredCapabilities } from "./server-requests.js";
 
 export async function connect(target: Target, options: ClientOptions = {}): Promise<McpClient> {
@@ -22,6 +23,7 @@ export async function connect(target: Target, options: ClientOptions = {}): Prom
 
 /** Builds the client without connecting (`client.start()` connects). Supervisors use this. */
 export function createClient(target: Target, options: ClientOptions = {}): McpClient {
+  checkClientOptions(options);
   const urlPolicy = options.urlPolicy instanceof UrlPolicy ? options.urlPolicy : new UrlPolicy(options.urlPolicy ?? {});
   const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes, urlPolicy });
   let client: McpClient | undefined;

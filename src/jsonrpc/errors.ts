@@ -42,6 +42,8 @@ export interface TransportErrorOptions extends McpErrorOptions {
   status?: number;
   /** HTTP: the start of the response body (bounded). */
   body?: string;
+  /** HTTP 429/503: how long the server asked us to wait (its Retry-After), in ms. */
+  retryAfterMs?: number;
 }
 
 /** The channel to the server failed: refused, exited, stream lost, send failed. Retryable elsewhere. */
@@ -52,6 +54,7 @@ export class TransportError extends McpError {
   url?: string;
   status?: number;
   body?: string;
+  retryAfterMs?: number;
   constructor(message: string, options: TransportErrorOptions = {}) {
     super(message, { retryable: true, ...options });
     if (options.exitCode !== undefined) this.exitCode = options.exitCode;
@@ -60,6 +63,7 @@ export class TransportError extends McpError {
     if (options.url !== undefined) this.url = options.url;
     if (options.status !== undefined) this.status = options.status;
     if (options.body !== undefined) this.body = options.body;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -48,7 +48,8 @@ export type BreakerOutcome = "success" | "failure" | "neutral";
  * - anything else (an unwrapped error from below): `failure`, to be safe.
  */
 export function breakerOutcomeOf(error: unknown): BreakerOutcome {
-  if (error instanceof RequestCancelledError || error instanceof OverloadError) return "neutral";
+  // CircuitOpenError: a fleet's open circuit refused the call here; it never reached the server.
+  if (error instanceof RequestCancelledError || error instanceof OverloadError || error instanceof CircuitOpenError) return "neutral";
   if (error instanceof McpError) return error.retryable ? "failure" : "success";
   return "failure";
 }

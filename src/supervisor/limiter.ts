@@ -40,6 +40,8 @@ export class ConcurrencyLimiter {
   /** One controller per waiting call: aborting it makes p-queue drop the call and reject with the reason. */
   #waiting: Set<AbortController> | undefined;
   #running = 0;
+  /** Calls admitted so far: an idle check compares it across a period instead of timing each call. */
+  #admitted = 0;
 
   constructor(options: ConcurrencyLimiterOptions) {
     const { maxConcurrency, maxQueue } = options;
@@ -69,6 +71,7 @@ export class ConcurrencyLimiter {
    */
   enter(): void {
     this.#running++;
+    this.#admitted++;
   }
 
   leave(): void {
@@ -80,9 +83,15 @@ export class ConcurrencyLimiter {
     return this.#running;
   }
 
+  /** Calls admitted since the limiter was made (running, done or waiting). */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
   run<T>(fn: () => Promise<T> | T, options: RunOptions = {}): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(this.#cancelled(signal));
+    this.#admitted++;
     // Admission counts everything in the system, not "all slots busy and queue full": between a call
     // finishing and p-queue starting the next one (a microtask later) a slot looks free while the
     // queue is not yet drained, and the total is what bounds memory.

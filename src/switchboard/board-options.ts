@@ -10,8 +10,9 @@ import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
 import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
+import type { BoardFleet } from "./fleet-seam.js";
 import type { WhileRestarting } from "./router.js";
-import type { ServerRuntime, ServerState } from "./server-runtime.js";
+import type { ServerState } from "./server-runtime.js";
 import type { PinToolsOption } from "./tool-pins.js";
 import type { PrincipalSettings } from "./principals.js";
 
@@ -62,6 +63,16 @@ export interface SwitchboardInit {
   urlPolicy?: UrlPolicyOptions | undefined;
   /** Per-principal clients of remote servers: how many per server, how long idle (principals.ts). */
   principals?: PrincipalSettings | undefined;
+  /**
+   * Share credentials, limits, breaker decisions and lists with other processes: `redisFleet(...)`
+   * from "mcp-switchboard/fleet". `fromConfig` builds one from the config's `fleet` when this is unset.
+   */
+  fleet?: BoardFleet | undefined;
+  /**
+   * A JSON file that keeps every server's tool list as last seen (written atomically after each
+   * listing), so lazy servers' tools are known without starting them.
+   */
+  catalogFile?: string | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {
@@ -108,18 +119,4 @@ export function normalise(init: SwitchboardInit): SwitchboardConfig {
   }
   const options: LoadConfigOptions = { file: "new Switchboard()" };
   return parseConfig({ servers, ...(init.separator !== undefined ? { separator: init.separator } : {}) }, options);
-}
-
-export function statusOf(runtime: ServerRuntime): ServerStatus {
-  return {
-    state: runtime.state,
-    restarts: runtime.restarts,
-    lastError: runtime.lastError?.message,
-    downReason: runtime.downReason,
-    inFlight: runtime.limiter.pending,
-    queued: runtime.limiter.size,
-    circuit: runtime.circuit,
-    protocolVersion: runtime.client?.protocolVersion,
-    fallbacks: runtime.entry.fallbacks,
-  };
 }

@@ -127,6 +127,31 @@ const OAUTH_FIELDS = fieldTable({
   },
 });
 
+/** A server entry's `fleet` object: limits every process of a fleet shares (see docs/guide/fleet.md). */
+const SERVER_FLEET_FIELDS = fieldTable({
+  maxConcurrency: { check: { kind: "integer", min: 1 }, description: "Calls in flight to this server across every process of the fleet." },
+  ratePerSecond: { check: { kind: "integer", min: 1 }, description: "Calls started per second across every process of the fleet." },
+  burst: { check: { kind: "integer", min: 1 }, description: "Calls that may start at once above the rate. Default: ratePerSecond (at least 1)." },
+  breakerQuorum: {
+    check: { kind: "integer", min: 1 },
+    description: "Processes that must see the server failing before its circuit opens fleet-wide. Default: 2.",
+  },
+});
+
+/** The top-level `fleet` object: the Redis that processes share (see docs/guide/fleet.md). */
+const FLEET_FIELDS = fieldTable({
+  redis: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: 'The Redis URL, e.g. "${REDIS_URL}" (redis://, rediss:// or unix:/path).',
+  },
+  prefix: {
+    check: { kind: "string", nonEmpty: true },
+    substitute: true,
+    description: 'Key prefix: processes with the same Redis and prefix form one fleet. Default: "mcpsb".',
+  },
+});
+
 export const SERVER_FIELDS = fieldTable({
   /** stdio: the program to run. */
   command: { check: { kind: "string", nonEmpty: true }, substitute: true, appliesTo: "stdio", description: "stdio: the program to run." },
@@ -197,6 +222,13 @@ export const SERVER_FIELDS = fieldTable({
     check: { kind: "boolean" },
     description: "2026 era: keep a subscriptions/listen open for the server's list changes. Default: true.",
   },
+  /** Not started by `board.start()`: its first call starts it; its tools come from the catalog file meanwhile. */
+  lazy: {
+    check: { kind: "boolean" },
+    description: "Not started by start(): the first call starts it; until then its tools come from the board's catalogFile. Default: false.",
+  },
+  /** A started lazy server stops after this many ms without calls (unset: it keeps running). */
+  idleMs: { check: { kind: "integer", min: 1 }, description: "A lazy server stops after this many ms without calls. Default: it keeps running." },
   /** The largest message the server may send, in bytes (default 16 MiB). */
   maxMessageBytes: { check: { kind: "integer", min: 1 }, description: "The largest message the server may send, in bytes. Default: 16777216 (16 MiB)." },
   /** The most of one result of this server's tools that reaches a model through the runners (the board's otherwise). */
@@ -225,6 +257,11 @@ export const SERVER_FIELDS = fieldTable({
   },
   /** Remote, code only: `oauth({...})`, `{ token }` or a function returning headers. */
   auth: { check: { kind: "auth" }, appliesTo: "remote", description: "Remote, code only: oauth({...}), { token } or a function returning headers." },
+  /** Limits shared by every process of the board's fleet (needs a top-level `fleet` or a `fleet` board option). */
+  fleet: {
+    check: { kind: "object", fields: SERVER_FLEET_FIELDS },
+    description: "Limits and breaker decisions shared by every process of the fleet (needs a fleet: the top-level fleet object).",
+  },
 });
 
 /**
@@ -284,6 +321,11 @@ export const TOP_LEVEL_FIELDS = fieldTable({
   separator: {
     check: { kind: "string", nonEmpty: true },
     description: "Between server and tool in qualified names. Server names must not contain it, nor end with a part of it.",
+  },
+  /** Share credentials, limits, breakers and lists with other processes through Redis. */
+  fleet: {
+    check: { kind: "object", fields: FLEET_FIELDS },
+    description: "Share credentials, limits, breaker decisions and lists with other processes through Redis.",
   },
   /** VS Code: values asked for once, used in server entries as `${input:id}` (from a handler, else MCP_INPUT_<ID>). */
   inputs: {

@@ -11,6 +11,7 @@ import type { RestartIntensityLimit } from "../supervisor/restart-intensity.js";
 import type { SERVER_FIELDS, TOP_LEVEL_FIELDS } from "./config-fields.js";
 import type { InputOf } from "./config-validate.js";
 import type { ToolFilter } from "./namespacing.js";
+import type { FleetConfig, FleetLimits } from "./fleet-seam.js";
 
 export type RemoteTransportType = "streamable-http" | "sse" | "websocket";
 export type TransportType = "stdio" | RemoteTransportType;
@@ -65,6 +66,12 @@ interface ServerEntryCommon {
   maxResultChars?: number;
   /** Principals may use the server's one connection (principals.ts). */
   shared?: boolean;
+  /** Limits shared by the board's fleet. */
+  fleet?: FleetLimits;
+  /** Started by its first call, not by `board.start()`. */
+  lazy?: boolean;
+  /** A lazy server stops after this many ms without calls. */
+  idleMs?: number;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {
@@ -96,6 +103,8 @@ export interface SwitchboardConfig {
   options: SwitchboardOptions;
   /** The file it came from, as given to `loadConfig`. */
   file?: string;
+  /** The top-level `fleet`: the board builds a fleet from it (fleet-seam.ts). */
+  fleet?: FleetConfig;
 }
 
 /** The connection target of an entry, as `connect()` takes it (docs/API.md). */

@@ -64,6 +64,8 @@ import { serverNameProblem, type ToolFilter } from "./namespacing.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
 
+import type { FleetConfig } from "./fleet-seam.js";
+
 export { CONFIG_DEFAULTS } from "./config-fields.js";
 
 /** How `loadConfig` and `parseConfig` read a config: variables, where it came from, inputs, warnings. */
@@ -142,8 +144,14 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
     // fromEntries, not assignment: a server named "__proto__" must stay a server.
     servers: Object.fromEntries(entries.map((entry) => [entry.name, entry])),
     options: { separator },
+    ...(input.fleet !== undefined ? { fleet: fleetConfig(checkField(TOP_LEVEL_FIELDS, "fleet", input.fleet, { ...top, substitute: true }), top) } : {}),
     ...(options.file !== undefined ? { file: options.file } : {}),
   };
+}
+
+function fleetConfig(fleet: { redis?: string; prefix?: string }, context: CheckContext): FleetConfig {
+  if (fleet.redis === undefined) fail(context, ["fleet", "redis"], 'is required: the Redis URL, e.g. "${REDIS_URL}"');
+  return { redis: fleet.redis, ...(fleet.prefix !== undefined ? { prefix: fleet.prefix } : {}) };
 }
 
 /** What `connect()` needs from an entry. */
@@ -152,7 +160,9 @@ export function targetOf(entry: ServerEntry): ConnectTarget {
     return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
   }
   const auth = entry.auth ?? oauthProvider(entry);
-  return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}) };
+  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent).
+  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency } : {};
+  return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}), ...connections };
 }
 
 /** One provider per entry (built on first use), so restarts keep its pending authorization. */
@@ -195,6 +205,9 @@ function parseServer(name: string, raw: unknown, separator: string, context: Che
     ...(fields.maxMessageBytes !== undefined ? { maxMessageBytes: fields.maxMessageBytes } : {}),
     ...(fields.maxResultChars !== undefined ? { maxResultChars: fields.maxResultChars } : {}),
     ...(fields.shared !== undefined ? { shared: fields.shared } : {}),
+    ...(fields.fleet !== undefined ? { fleet: fields.fleet } : {}),
+    ...(fields.lazy === true ? { lazy: true } : {}),
+    ...(fields.idleMs !== undefined ? { idleMs: fields.idleMs } : {}),
   };
 
   // serverKind made sure of command or url; the checks below only tell the compiler.

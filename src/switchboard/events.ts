@@ -2,6 +2,7 @@
 import type { CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import type { LogParams } from "../connection/events.js";
 import type { ToolChangedEvent } from "./tool-pins.js";
+import type { FleetEvent } from "./fleet-seam.js";
 
 export interface FallbackEvent {
   /** The qualified name the caller used. */
@@ -26,6 +27,8 @@ export interface SwitchboardEvents {
   stderr: [event: { server: string; text: string }];
   /** A pinned tool's definition changed: it is quarantined until `approveToolChange(name)` (tool-pins.ts). */
   toolChanged: [event: ToolChangedEvent];
+  /** The fleet (board option `fleet`): `degraded` / `restored` (Redis), `paused` / `resumed` (Retry-After), ... */
+  fleet: [event: FleetEvent];
   /** Recoverable problems: a server's garbage, a hook that threw. */
   error: [event: { server?: string; error: Error }];
 }

@@ -6,6 +6,7 @@
 import { AuthRequiredError } from "../auth/errors.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
+import { checkClientOptions } from "../client/options-check.js";
 import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
@@ -19,8 +20,11 @@ import { definedMembers } from "../util/guards.js";
 import { ServerTools, type ToolsOwner } from "./server-tools.js";
 import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
+import type { FleetGate, FleetListSync } from "./fleet-seam.js";
+import type { ServerStatus } from "./board-options.js";
 
-export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled";
+/** `idle`: a lazy server not running (not started yet, or asleep after `idleMs`); a call wakes it. */
+export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled" | "idle";
 
 /** A server entry as the Switchboard runs it: a config entry, or one written in code with its own transport. */
 export type RunnableEntry = ServerEntry & {
@@ -37,12 +41,20 @@ export interface RuntimeHooks {
   circuit(server: string, change: CircuitStateChange): void;
   /** The server's tools were listed (on `up`, on `list_changed`, or for `listTools()`). */
   toolsListed(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
+  /** The board's catalog (board-catalog.ts): its snapshot follows the listings; it wakes lazy servers. */
+  catalog(): { listed(runtime: ServerRuntime, tools: readonly Tool[]): void; wake(runtime: ServerRuntime): void };
 }
 
 export class ServerRuntime implements ToolsOwner, ChildWork {
   readonly name: string;
   readonly entry: RunnableEntry;
   readonly limiter: ConcurrencyLimiter;
+  /** The fleet's permits, pause and breaker decision for this server (board-fleet.ts); undefined without. */
+  fleetGate: FleetGate | undefined;
+  /** The fleet's list sharing for this server; undefined without a fleet. */
+  fleetLists: FleetListSync | undefined;
+  /** Called once when the server is stopped for good (the board leaves its fleet after the last). */
+  onStopped: (() => void) | undefined;
   /** Made when first needed (a failure, the router): a server that never fails never has one. */
   private circuitBreaker: CircuitBreaker | undefined;
   client: McpClient | undefined;
@@ -68,7 +80,10 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   ) {
     this.name = entry.name;
     this.entry = entry;
-    this.state = entry.disabled ? "disabled" : "starting";
+    // Wrong option types fail here, at construction, naming the field (not at the first start).
+    checkClientOptions(defaults, "client.");
+    checkClientOptions(entry.client, "client.", entry.name);
+    this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The handshake is bounded by the start deadline, not by the calls' timeout (a short --timeout must not fail a slow start).
@@ -99,6 +114,20 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.circuitBreaker?.reset();
   }
 
+  status(): ServerStatus {
+    return {
+      state: this.state,
+      restarts: this.restarts,
+      lastError: this.lastError?.message,
+      downReason: this.downReason,
+      inFlight: this.limiter.pending,
+      queued: this.limiter.size,
+      circuit: this.circuit,
+      protocolVersion: this.client?.protocolVersion,
+      fallbacks: this.entry.fallbacks,
+    };
+  }
+
   // ---- the direct path ----------------------------------------------------------------------------
 
   /**
@@ -108,6 +137,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
     if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
+    if (this.fleetGate !== undefined) return undefined;
     return this.client;
   }
 
@@ -136,6 +166,28 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     throw withServer(error, this.name);
   }
 
+  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit when it has a gate. */
+  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    const gate = this.fleetGate;
+    if (gate === undefined) return this.limiter.run(fn, { signal });
+    return this.limiter.run(
+      async () => {
+        const release = await gate.acquire(signal);
+        try {
+          const result = await fn();
+          gate.report(undefined);
+          return result;
+        } catch (error) {
+          gate.report(error);
+          throw error;
+        } finally {
+          release();
+        }
+      },
+      { signal },
+    );
+  }
+
   // ---- what its ServerTools asks --------------------------------------------------------------------
 
   currentClient(): McpClient | undefined {
@@ -148,6 +200,14 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
+    this.hooks.catalog().listed(this, tools);
+    this.fleetLists?.listed(tools);
+  }
+
+  /** The server's lists changed, here or (told by the fleet) at another member: list again. */
+  relist(elsewhere = true): void {
+    this.tools.changed(elsewhere);
+    this.hooks.listsChanged(this.name);
   }
 
   // ---- what the child actor runs (ChildWork: start, watch, stop) -----------------------------------
@@ -216,12 +276,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
-    this.tools.changed();
-    this.hooks.listsChanged(this.name);
+    this.relist(false);
+    this.fleetLists?.changed();
   }
 
   private static onListChanged(this: ServerRuntime): void {
     this.hooks.listsChanged(this.name);
+    this.fleetLists?.changed();
   }
 
   private static onLog(this: ServerRuntime, params: unknown): void {
@@ -298,6 +359,9 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   markStopped(): void {
     this.state = "stopped";
+    const stopped = this.onStopped;
+    this.onStopped = undefined;
+    stopped?.();
     if (!this.anyoneWaits()) return;
     const failure = new TransportError(`server "${this.name}" was stopped`, { delivered: false, server: this.name });
     this.waiters?.rejectAll(failure);
@@ -311,6 +375,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   /** The client if the server is up; else waits for it up to `timeoutMs` (or until it goes down). */
   whenUp(timeoutMs: number, signal?: AbortSignal): Promise<McpClient> {
     if (this.state === "up" && this.client) return Promise.resolve(this.client);
+    if (this.state === "idle") this.hooks.catalog().wake(this);
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }

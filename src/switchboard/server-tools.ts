@@ -36,6 +36,7 @@ export class ServerTools {
   /** Bumped by every change notice, so a listing knows whether what it got is still current. */
   private version = 0;
   private listing: Listing | undefined;
+  private bypassCache = false;
 
   constructor(private readonly owner: ToolsOwner) {}
 
@@ -43,12 +44,21 @@ export class ServerTools {
     return this.owner.currentClient();
   }
 
+  /** The list from a catalog snapshot, until the server lists its own (no listing made, nothing announced). */
+  seed(tools: Tool[]): void {
+    this.list ??= tools;
+  }
+
   find(name: string): Tool | undefined {
     return this.list?.find((tool) => tool.name === name);
   }
 
-  /** A new client, or the server said its list changed: the list is stale. Lists again at once. */
-  changed(): void {
+  /**
+   * A new client, or the server said its list changed: the list is stale. Lists again at once.
+   * `elsewhere`: another member of a fleet heard the change, so this client's cached list is stale too.
+   */
+  changed(elsewhere = false): void {
+    if (elsewhere) this.bypassCache = true;
     this.version++;
     this.fresh = false;
     void this.refresh();
@@ -77,7 +87,9 @@ export class ServerTools {
   private async listFrom(client: McpClient): Promise<boolean> {
     const version = this.version;
     try {
-      const tools = client.serverCapabilities?.tools ? await client.listTools() : [];
+      const options = this.bypassCache ? { cache: false } : undefined;
+      this.bypassCache = false;
+      const tools = client.serverCapabilities?.tools ? await client.listTools(options) : [];
       if (this.current() !== client) return false; // restarted meanwhile: the new client lists for itself
       const previous = this.list;
       this.list = tools;

@@ -17,7 +17,6 @@ import {
   DEFAULT_START_TIMEOUT_MS,
   clientDefaults,
   normalise,
-  statusOf,
   type BoardCallOptions,
   type FromConfigOptions,
   type ServerStatus,
@@ -34,6 +33,8 @@ import { lookUpTool } from "./tool-lookup.js";
 import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
 import { routedCall, type RoutingContext } from "./board-route.js";
+import { joinFleet, withConfigFleet, withFleetStore } from "./board-fleet.js";
+import { BoardCatalog, type ToolSearchHit, type ToolSearchOptions } from "./board-catalog.js";
 import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
@@ -55,6 +56,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** Qualified tool names to their servers, kept by the servers' listings (tool-index.ts). */
   private readonly toolIndex: ToolIndex;
   private listsGeneration = 0;
+  private readonly catalog: BoardCatalog; // search, the catalog snapshot, lazy servers
   callTap: CallTap | undefined; // set by an open observer (observation.ts); unset, a call pays one field check
   private readonly pins: ToolPins | undefined;
   private readonly maxResultChars: number | undefined;
@@ -71,8 +73,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Loads `{ "mcpServers": { ... } }` from a file (or takes the object) and builds a Switchboard. */
   static async fromConfig(source: string | ConfigInput, options: FromConfigOptions = {}): Promise<Switchboard> {
-    const config = await loadConfig(source, options);
-    return new Switchboard(config, options);
+    return new Switchboard(...(await withConfigFleet(loadConfig(source, options), options)));
   }
 
   constructor(init: SwitchboardInit | SwitchboardConfig, extra: Omit<SwitchboardInit, "servers" | "separator"> = {}) {
@@ -91,13 +92,14 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.principals = new PrincipalClients(settings.principals);
     if (settings.pinTools !== undefined && settings.pinTools !== false)
       this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
+    this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
-      const runnable: RunnableEntry = { ...entry, transport: code?.transport, client: code?.client };
+      const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
       runnable.startTimeoutMs ??= this.startTimeoutMs; // the runtime bounds its handshake by it
-      this.runtimes.set(name, new ServerRuntime(runnable, client, this.runtimeHooks));
+      this.runtimes.set(name, joinFleet(new ServerRuntime(runnable, client, this.runtimeHooks), settings.fleet, this));
     }
   }
 
@@ -110,10 +112,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
    * tool up then.
    */
   async start(): Promise<void> {
+    await this.catalog.load();
     if (this.supervisor) return this.settledStart();
     const children: ChildSpec[] = [];
     for (const runtime of this.runtimes.values()) {
-      if (runtime.state === "disabled") continue;
+      if (runtime.state === "disabled" || runtime.entry.lazy === true) continue;
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children, relay: (event) => this.onChildEvent(event) } });
@@ -144,6 +147,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         supervisor.send({ type: "STOP" });
         await done;
       }
+      await this.catalog.stop();
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
       await this.principals.close();
       this.removeAllListeners();
@@ -174,7 +178,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   }
 
   status(): Record<string, ServerStatus> {
-    return Object.fromEntries([...this.runtimes].map(([name, runtime]) => [name, statusOf(runtime)]));
+    const status: Record<string, ServerStatus> = {};
+    for (const [name, runtime] of this.runtimes) status[name] = runtime.status();
+    return status;
   }
 
   // ---- tools -----------------------------------------------------------------------------------------
@@ -196,7 +202,13 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   /** A server's tools: the kept list while it is away, else fresh (a listing failure is an `error` event). */
   private async toolsOf(runtime: ServerRuntime): Promise<[ServerRuntime, Tool[]]> {
     if (runtime.state === "disabled") return [runtime, []];
+    if (runtime.entry.lazy === true && runtime.tools.list === undefined) await this.catalog.firstListing(runtime);
     return [runtime, (await runtime.tools.refresh()) ?? []];
+  }
+
+  /** The tools that match a task best, best first (board-catalog.ts); follows the servers' list changes. */
+  async searchTools(query: string, options?: ToolSearchOptions): Promise<ToolSearchHit[]> {
+    return this.catalog.search(await this.listTools(), query, options);
   }
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
@@ -336,6 +348,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       this.emit("circuit", { server, ...change }),
     toolsListed: (runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined) =>
       this.toolIndex.replace(runtime, this.pins ? this.pins.admit(runtime.name, tools) : tools, previous),
+    catalog: () => this.catalog,
   };
 
   private onChildEvent(event: ChildEmitted): void {

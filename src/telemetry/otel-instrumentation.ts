@@ -8,6 +8,8 @@
  */
 import type { AgentEvents } from "../agents/events.js";
 import { agentEventsFor } from "./agent-events.js";
+import type { CodeModeEvents } from "../codemode/events.js";
+import { codeModeEventsFor } from "./codemode-spans.js";
 import type { Histogram, Meter, MeterProvider, Span, TextMapPropagator, Tracer, TracerProvider } from "@opentelemetry/api";
 import type { ConnectionObserver, Instrumentation, SessionFacts } from "../connection/instrumentation.js";
 import { VERSION } from "../util/version.js";
@@ -86,6 +88,11 @@ export class OtelTelemetry implements Instrumentation {
    */
   agentEvents(model: ModelCallInfo): AgentEvents {
     return agentEventsFor(this, model);
+  }
+
+  /** `codeMode(board, { events })` for this telemetry: a `code.run` span per run, an `execute_tool` span per call under it. */
+  codeModeEvents(): CodeModeEvents {
+    return codeModeEventsFor(this.api, this.tracer);
   }
 
   /** Runs `fn` in a `{operation} {model}` CLIENT span; `fn` tells what the model answered through its recorder. */

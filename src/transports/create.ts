@@ -20,6 +20,8 @@ export interface UrlTarget {
   headers?: Record<string, string> | undefined;
   /** A bearer token, or a function returning auth headers (HTTP: called per request; WebSocket: per handshake). */
   auth?: AuthOption | undefined;
+  /** Streamable HTTP: connections to the server's origin (default 64; a Switchboard entry's maxConcurrency when finite). */
+  connections?: number | undefined;
 }
 
 export type Target = StdioTarget | UrlTarget | Transport;
@@ -64,7 +66,11 @@ export function createTransport(target: Target, settings: TransportSettings = {}
     }
     const http = { url, headers: target.headers, auth: target.auth, maxMessageBytes, urlPolicy };
     if (type === "sse") return new LegacySseTransport(http);
-    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport(http);
+    const { connections } = target;
+    if (connections !== undefined && !(Number.isInteger(connections) && connections >= 1)) {
+      throw new ConfigError(`"connections" must be a whole number of at least 1, got ${connections}`, { field: "connections" });
+    }
+    if (type === "streamable-http" || type === "http") return new StreamableHttpTransport({ ...http, maxSockets: target.connections });
     throw new ConfigError(`unknown transport type "${String(type)}"; use "streamable-http", "sse" or "websocket"`, { field: "type" });
   }
   throw new ConfigError(`connect() target has neither a "command" (stdio) nor a "url"`, { field: "command" });

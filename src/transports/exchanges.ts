@@ -5,12 +5,16 @@
  * AbortController and its listener, which this hot path once had and lost on purpose.
  */
 import { setMaxListeners } from "node:events";
-import type { ClientRequest } from "node:http";
 import type { JsonRpcId } from "../jsonrpc/messages.js";
+
+/** What carries a request: an undici exchange (undici-exchange.ts), ended with its socket by destroy(). */
+export interface Destroyable {
+  destroy(): void;
+}
 
 export class Exchanges {
   /** null until the request exists (the headers may still be in the making). */
-  private readonly requests = new Map<JsonRpcId, ClientRequest | null>();
+  private readonly requests = new Map<JsonRpcId, Destroyable | null>();
 
   /** A request is about to be sent. */
   open(id: JsonRpcId): void {
@@ -18,12 +22,12 @@ export class Exchanges {
   }
 
   /** `request`, made at once, carries `id` (json-post.ts: no open() before it). */
-  start(id: JsonRpcId, request: ClientRequest): void {
+  start(id: JsonRpcId, request: Destroyable): void {
     this.requests.set(id, request);
   }
 
   /** `request` now carries `id`; if `id` was abandoned meanwhile, `request` goes at once. */
-  keep(id: JsonRpcId, request: ClientRequest): void {
+  keep(id: JsonRpcId, request: Destroyable): void {
     if (this.requests.has(id)) this.requests.set(id, request);
     else request.destroy();
   }

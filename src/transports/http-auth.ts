@@ -5,10 +5,9 @@
  * loop: a 401 or 403 goes to `handleChallenge`, and on "retry" the same request is sent again (it was
  * refused, so it never ran), at most MAX_AUTH_ROUNDS times (401 → authorize → 403 → step up → ok).
  */
-import type { IncomingMessage } from "node:http";
 import { isAuthProvider, type AuthChallenge, type AuthProvider } from "../auth/provider.js";
 import { lowerCaseNames, type AuthOption } from "./auth.js";
-import { headerValue, httpExchange, type HttpRequestOptions } from "./http-client.js";
+import { headerValue, httpExchange, type HttpRequestOptions, type HttpResponse } from "./http-client.js";
 
 export const MAX_AUTH_ROUNDS = 3;
 
@@ -47,7 +46,7 @@ export function authorizedRequest(
   server: URL,
   options: HttpRequestOptions,
   moved: (url: URL) => void = ignore,
-): Promise<IncomingMessage> {
+): Promise<HttpResponse> {
   if (!authPerRequest(auth)) return httpExchange(options, moved);
   return sendWithAuth(auth, server, options.url, options.method, (added) => httpExchange({ ...options, headers: withAuth(options.headers, added) }, moved));
 }
@@ -63,8 +62,8 @@ function sendWithAuth(
   server: URL,
   url: URL,
   method: string,
-  send: (authHeaders: Record<string, string>) => Promise<IncomingMessage>,
-): Promise<IncomingMessage> {
+  send: (authHeaders: Record<string, string>) => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   if (!isAuthProvider(auth)) {
     const added = requestAuthHeaders(auth, server, url, method);
     return added === NONE ? send(NONE) : Promise.resolve(added).then(send);
@@ -77,8 +76,8 @@ async function challengeLoop(
   server: URL,
   url: URL,
   method: string,
-  send: (authHeaders: Record<string, string>) => Promise<IncomingMessage>,
-): Promise<IncomingMessage> {
+  send: (authHeaders: Record<string, string>) => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   for (let round = 0; ; round++) {
     const added = auth.headers({ server, url, method });
     const headers = added instanceof Promise ? await added : added;
@@ -89,6 +88,13 @@ async function challengeLoop(
   }
 }
 
+/** A refusal as both HTTP stacks give it: ours (undici) and a WebSocket handshake's (node:http). */
+export interface RefusedResponse {
+  statusCode?: number | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  resume(): void;
+}
+
 /**
  * For a refused request (401/403) and a provider: asks it what to do. true means "send it again" (the
  * response is drained); false leaves the response for the caller to report. Rethrows what the
@@ -96,14 +102,14 @@ async function challengeLoop(
  */
 export async function retryAfterRefusal(
   auth: AuthOption | undefined,
-  response: IncomingMessage,
+  response: RefusedResponse,
   server: URL,
   url: URL,
   method: string,
   sentAuthorization: string | undefined,
   round: number,
 ): Promise<boolean> {
-  const status = response.statusCode;
+  const status = response.statusCode ?? 0;
   if ((status !== 401 && status !== 403) || !isAuthProvider(auth) || round >= MAX_AUTH_ROUNDS) return false;
   const challenge: AuthChallenge = {
     server,

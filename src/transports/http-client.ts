@@ -1,16 +1,19 @@
 /**
- * The HTTP plumbing the network transports share: requests over `node:http`/`node:https` with one
- * keep-alive agent per transport (measured here: the global fetch tops out near 2.3k req/s over
- * loopback, node:http with keep-alive at 6-7k), body reads bounded by `maxMessageBytes`, same-origin
- * redirects, and errors that name the URL, the status and the start of the body.
+ * The HTTP plumbing the network transports share: requests on undici (undici-exchange.ts; measured
+ * here: the global fetch tops out near 2.3k req/s over loopback, node:http with keep-alive at 6-7k, a
+ * raw undici loop 1.1-1.6x that), body reads bounded by `maxMessageBytes`, same-origin redirects, and
+ * errors that name the URL, the status and the start of the body.
  */
-import http, { type ClientRequest, type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { Dispatcher } from "undici";
 import { sampleOf } from "../framing/errors.js";
 import { TransportError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc/messages.js";
 import { messageTooLarge } from "./message-limit.js";
 import type { UrlPolicy } from "../auth/url-policy.js";
+import { Exchange, ExchangeAbortedError, firstValue, policyOf, type HttpResponse } from "./undici-exchange.js";
+
+export type { HttpResponse } from "./undici-exchange.js";
+export { createPool, policyOf } from "./undici-exchange.js";
 
 export const BODY_SAMPLE_CHARS = 500;
 
@@ -20,55 +23,45 @@ export interface HttpRequestOptions {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
-  agent: http.Agent;
+  /** The origin's pool (createPool). */
+  pool: Dispatcher;
   /** Give up after the socket has been idle this long (ms): no headers, or a body that stalls. */
   timeoutMs?: number;
-  /** Called with the request as soon as it exists, so its owner can destroy it (abandon). */
-  onRequest?: (request: ClientRequest) => void;
-}
-
-/** An agent per transport; with a URL policy, its connections resolve names through the policy's lookup (auth/url-policy.ts). */
-export function createAgent(url: URL, maxSockets = 64, policy?: UrlPolicy): http.Agent {
-  const options = { keepAlive: true, maxSockets, keepAliveMsecs: 1000, ...(policy ? { lookup: policy.lookup } : {}) };
-  const agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
-  if (policy) policies.set(agent, policy);
-  return agent;
-}
-
-/** The URL policy of each agent made with one: redirect hops are checked against it. */
-const policies = new WeakMap<http.Agent, UrlPolicy>();
-
-/** node:http options of a URL, computed once per URL object (converting it costs ~2% of a small request). */
-const targets = new WeakMap<URL, { protocol: string; hostname: string; port: string; path: string }>();
-function target(url: URL): { protocol: string; hostname: string; port: string; path: string } {
-  let found = targets.get(url);
-  if (found === undefined) {
-    const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-    found = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
-    targets.set(url, found);
-  }
-  return found;
+  /** Called with the exchange as soon as it exists, so its owner can destroy it (abandon). */
+  onRequest?: (request: Exchange) => void;
 }
 
 /**
  * Sends a request; resolves with the response once its headers arrive. Connection errors name the URL.
- * `headers` is the caller's to give away: a content-length is added to it.
+ * A `signal` ends the request, or the response's body once it streams.
  */
-export function httpRequest(options: HttpRequestOptions): Promise<IncomingMessage> {
-  const { url, method, headers, body, signal, agent } = options;
-  const lib = url.protocol === "https:" ? https : http;
-  return new Promise<IncomingMessage>((resolve, reject) => {
-    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-    const request = lib.request({ ...target(url), method, headers, agent, signal });
-    options.onRequest?.(request);
-    if (options.timeoutMs !== undefined) {
-      request.setTimeout(options.timeoutMs, () => request.destroy(new Error(`no response within ${options.timeoutMs} ms`)));
+export function httpRequest(options: HttpRequestOptions): Promise<HttpResponse> {
+  const { url, method, signal } = options;
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const stop = () => exchange.destroy();
+    const exchange = new Exchange(
+      (response) => {
+        if (signal !== undefined) response.once("close", () => signal.removeEventListener("abort", stop));
+        resolve(response);
+      },
+      (error) => {
+        signal?.removeEventListener("abort", stop);
+        reject(requestFailure(method, url, timedOut(error, options.timeoutMs), signal?.aborted === true || error instanceof ExchangeAbortedError));
+      },
+    );
+    if (signal !== undefined) {
+      if (signal.aborted) return exchange.destroy();
+      signal.addEventListener("abort", stop, { once: true });
     }
-    request.once("response", resolve);
-    request.once("error", (error: NodeJS.ErrnoException) => reject(requestFailure(method, url, error, signal?.aborted === true)));
-    if (body !== undefined) request.end(body);
-    else request.end();
+    options.onRequest?.(exchange);
+    exchange.send(options.pool, options);
   });
+}
+
+/** undici's timeout errors, said as node:http's were (the idle time that ran out). */
+function timedOut(error: NodeJS.ErrnoException, timeoutMs: number | undefined): NodeJS.ErrnoException {
+  if (error.code !== "UND_ERR_HEADERS_TIMEOUT" && error.code !== "UND_ERR_BODY_TIMEOUT") return error;
+  return Object.assign(new Error(`no response within ${timeoutMs} ms`, { cause: error }), { code: error.code });
 }
 
 /** The error of a request that failed before its response: `aborted` when we ended it (abort, close). */
@@ -87,7 +80,7 @@ export function requestFailure(method: string, url: URL, error: NodeJS.ErrnoExce
  * Reads a whole body as text, at most `limit` bytes: a larger body (by its Content-Length, or by what
  * arrives) is cut off at once and fails with a `MessageTooLargeError` naming `method` and `url`.
  */
-export function readBody(response: IncomingMessage, limit: number, method: string, url: URL): Promise<string> {
+export function readBody(response: HttpResponse, limit: number, method: string, url: URL): Promise<string> {
   return new Promise<string>((resolve, reject) => collectBody(response, limit, method, url, (error, text) => (error ? reject(error) : resolve(text))));
 }
 
@@ -96,7 +89,7 @@ export function readBody(response: IncomingMessage, limit: number, method: strin
  * `done` is called once: with the text, or with why there is none. Events, not `for await`: the async
  * iterator costs ~10% of a small request.
  */
-export function collectBody(response: IncomingMessage, limit: number, method: string, url: URL, done: (error: Error | undefined, text: string) => void): void {
+export function collectBody(response: HttpResponse, limit: number, method: string, url: URL, done: (error: Error | undefined, text: string) => void): void {
   let settled = false;
   const finish = (error: Error | undefined, text: string) => {
     if (settled) return;
@@ -142,7 +135,7 @@ export function unusableJsonAnswer(method: string, url: URL, status: number, pro
  * pool), unless it is, or says it will be, over 64 KiB: then it goes with its socket (a body that never
  * ends must not hold one).
  */
-export function discard(response: IncomingMessage): void {
+export function discard(response: HttpResponse): void {
   if (Number(response.headers["content-length"]) > DISCARD_LIMIT) return void response.destroy();
   let bytes = 0;
   response.on("data", (chunk: Buffer) => {
@@ -166,10 +159,10 @@ export function isRedirect(status: number | undefined): boolean {
  * credentials (Authorization, session id, the caller's headers). Resolves with the final response and
  * the URL that gave it.
  */
-export async function followRedirects(response: IncomingMessage, options: HttpRequestOptions): Promise<{ response: IncomingMessage; url: URL }> {
+export async function followRedirects(response: HttpResponse, options: HttpRequestOptions): Promise<{ response: HttpResponse; url: URL }> {
   let url = options.url;
   for (let hops = 1; isRedirect(response.statusCode); hops++) {
-    await checkHop(response, url, policies.get(options.agent));
+    await checkHop(response, url, policyOf(options.pool));
     const next = redirectTarget(options.method, options.url, url, response, hops);
     discard(response);
     url = next;
@@ -179,7 +172,7 @@ export async function followRedirects(response: IncomingMessage, options: HttpRe
 }
 
 /** `httpRequest`, then the redirects it starts; `moved` hears the final URL when it is not `options.url`. */
-export async function httpExchange(options: HttpRequestOptions, moved: (url: URL) => void): Promise<IncomingMessage> {
+export async function httpExchange(options: HttpRequestOptions, moved: (url: URL) => void): Promise<HttpResponse> {
   const response = await httpRequest(options);
   if (!isRedirect(response.statusCode)) return response;
   const final = await followRedirects(response, options);
@@ -188,12 +181,12 @@ export async function httpExchange(options: HttpRequestOptions, moved: (url: URL
 }
 
 /** A redirect's target against the URL policy first, so a refusal names the policy's rule. */
-async function checkHop(response: IncomingMessage, from: URL, policy: UrlPolicy | undefined): Promise<void> {
+async function checkHop(response: HttpResponse, from: URL, policy: UrlPolicy | undefined): Promise<void> {
   const location = policy && URL.canParse(headerValue(response, "location") ?? "", from.href) ? new URL(headerValue(response, "location")!, from) : undefined;
   if (location) await policy!.check(location, "server").catch((error: unknown) => (discard(response), Promise.reject(error)));
 }
 
-function redirectTarget(method: string, first: URL, from: URL, response: IncomingMessage, hops: number): URL {
+function redirectTarget(method: string, first: URL, from: URL, response: HttpResponse, hops: number): URL {
   const status = response.statusCode ?? 0;
   const refuse = (why: string) => {
     discard(response);
@@ -222,7 +215,7 @@ function redirectTarget(method: string, first: URL, from: URL, response: Incomin
 }
 
 /** Reads at most `limit` characters of a body, then drops the rest (for error messages). */
-export async function readBodySample(response: IncomingMessage, limit = BODY_SAMPLE_CHARS): Promise<string> {
+export async function readBodySample(response: HttpResponse, limit = BODY_SAMPLE_CHARS): Promise<string> {
   response.setEncoding("utf8");
   let text = "";
   try {
@@ -251,21 +244,31 @@ export function jsonRpcErrorIn(body: string, requestId: JsonRpcId | undefined): 
   return undefined;
 }
 
-export function headerValue(response: IncomingMessage, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+export function headerValue(response: { headers: HttpResponse["headers"] }, name: string): string | undefined {
+  return firstValue(response.headers, name);
 }
 
-export function httpStatusError(method: string, url: URL, status: number, body: string, delivered: boolean): TransportError {
+export function httpStatusError(method: string, url: URL, status: number, body: string, delivered: boolean, retryAfter?: string): TransportError {
   const what = STATUS_HINTS[status] ?? "";
   const sample = body.trim() === "" ? "" : `: ${body.trim()}`;
-  return new TransportError(`${method} ${url.href} answered HTTP ${status}${what}${sample}`, {
+  const error = new TransportError(`${method} ${url.href} answered HTTP ${status}${what}${sample}`, {
     url: url.href,
     status,
     body,
     delivered,
     retryable: status !== 400 && status !== 422,
   });
+  const waitMs = retryAfter === undefined ? undefined : retryAfterMs(retryAfter);
+  if (waitMs !== undefined) error.retryAfterMs = waitMs;
+  return error;
+}
+
+/** A Retry-After header (RFC 9110 §10.2.3: seconds, or an HTTP date) in ms; undefined when unreadable. */
+export function retryAfterMs(value: string, now = Date.now()): number | undefined {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 const STATUS_HINTS: Record<number, string> = {

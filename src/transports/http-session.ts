@@ -4,9 +4,8 @@
  * request is sent: http-auth.ts), the session id the server gave (2025 era) and the negotiated
  * protocol version.
  */
-import type { IncomingMessage } from "node:http";
 import { fixedHeaders, type AuthOption } from "./auth.js";
-import { headerValue } from "./http-client.js";
+import { firstValue, type HttpHeaders } from "./undici-exchange.js";
 
 export class HttpSession {
   /** The server's Mcp-Session-Id, once it gave one. */
@@ -48,9 +47,9 @@ export class HttpSession {
   private postVersion: string | undefined;
 
   /** Keeps the session id a response brings. */
-  capture(response: IncomingMessage): void {
+  capture(response: { headers: HttpHeaders }): void {
     if (this.stateless) return;
-    const id = headerValue(response, "mcp-session-id");
+    const id = firstValue(response.headers, "mcp-session-id");
     if (id !== undefined && id !== "") this.id = id;
   }
 }

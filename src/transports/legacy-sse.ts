@@ -6,14 +6,14 @@
  * request: it is skipped with an error event, the stream goes on, and the request it answered fails at
  * its deadline. The stream has no resumption: when it ends, the connection is lost.
  */
-import type { Agent, IncomingMessage } from "node:http";
+import type { Pool } from "undici";
 import { ConnectionClosedError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
 import { OversizeFrameError } from "../framing/oversize.js";
 import { SseDecoder, parseEventData } from "../framing/sse.js";
 import { fixedHeaders, type AuthOption } from "./auth.js";
 import { authorizedRequest } from "./http-auth.js";
-import { createAgent, discard, httpStatusError, readBodySample, type HttpRequestOptions } from "./http-client.js";
+import { createPool, discard, httpStatusError, readBodySample, type HttpRequestOptions, type HttpResponse } from "./http-client.js";
 import { Exchanges } from "./exchanges.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
 import { deliver } from "./deliver.js";
@@ -39,9 +39,9 @@ export class LegacySseTransport implements Transport {
   readonly identity: string;
   private endpoint: URL | undefined;
   private sink: TransportSink | undefined;
-  private readonly agent: Agent;
+  private readonly pool: Pool;
   private readonly maxMessageBytes: number;
-  private stream: IncomingMessage | undefined;
+  private stream: HttpResponse | undefined;
   /** The POST of each request still waiting for its 202, so `abandon` can drop it with its socket. */
   private readonly exchanges = new Exchanges();
   private readonly streamAbort = new AbortController();
@@ -50,7 +50,7 @@ export class LegacySseTransport implements Transport {
   constructor(private readonly options: LegacySseOptions) {
     this.url = new URL(options.url);
     this.identity = `sse:${this.url.origin}${this.url.pathname}`;
-    this.agent = createAgent(this.url, undefined, options.urlPolicy);
+    this.pool = createPool(this.url, undefined, options.urlPolicy);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
   }
 
@@ -77,7 +77,7 @@ export class LegacySseTransport implements Transport {
     } catch (error) {
       this.closed = true; // a failed start is reported by its rejection, not as a lost stream too
       this.streamAbort.abort();
-      this.agent.destroy();
+      await this.pool.destroy();
       throw error;
     } finally {
       clearTimeout(timer);
@@ -91,13 +91,13 @@ export class LegacySseTransport implements Transport {
       url: this.url,
       headers: { ...fixedHeaders(this.options.headers, this.options.auth), accept: "text/event-stream" },
       signal: this.streamAbort.signal,
-      agent: this.agent,
+      pool: this.pool,
     };
     let streamUrl = this.url;
     const response = await authorizedRequest(this.options.auth, this.url, request, (url) => (streamUrl = url));
     if (response.statusCode !== 200) {
       const body = await readBodySample(response);
-      throw httpStatusError("GET", streamUrl, response.statusCode ?? 0, body, false);
+      throw httpStatusError("GET", streamUrl, response.statusCode, body, false);
     }
     this.stream = response;
     await new Promise<void>((resolve, reject) => {
@@ -138,14 +138,15 @@ export class LegacySseTransport implements Transport {
       };
       response.once("end", ended);
       response.once("error", ended);
-      response.once("aborted", ended);
+      // Broken off (destroyed, the connection lost): "close" without "end".
+      response.once("close", ended);
     });
   }
 
   private lost(): void {
     if (this.closed) return;
     this.closed = true;
-    this.agent.destroy();
+    void this.pool.destroy();
     const sink = this.sink;
     this.sink = undefined;
     sink?.close(new ConnectionClosedError(`The event stream from ${this.url.href} ended`, { url: this.url.href, delivered: true }));
@@ -173,7 +174,7 @@ export class LegacySseTransport implements Transport {
       url: endpoint,
       headers: { ...fixedHeaders(this.options.headers, this.options.auth), ...options.headers, "content-type": "application/json" },
       body: JSON.stringify(message),
-      agent: this.agent,
+      pool: this.pool,
     };
     if (options.signal !== undefined) request.signal = options.signal;
     if (id !== undefined) request.onRequest = (http) => this.exchanges.keep(id, http);
@@ -189,7 +190,7 @@ export class LegacySseTransport implements Transport {
     this.streamAbort.abort();
     this.stream?.destroy();
     this.exchanges.abandonAll();
-    this.agent.destroy();
+    await this.pool.destroy();
     const sink = this.sink;
     this.sink = undefined;
     sink?.close();

@@ -5,7 +5,7 @@
  * cursor (`Last-Event-ID`) after the server's `retry` (clamped) or the backoff, for a bounded number of
  * attempts without progress.
  */
-import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import type { MessageTooLargeError } from "../jsonrpc/errors.js";
 import { FramingError } from "../framing/errors.js";
 import { OversizeFrameError } from "../framing/oversize.js";
@@ -50,6 +50,9 @@ export class StreamCursor {
   }
 }
 
+/** What the reader needs of a response: its body, and whether it came whole (our HttpResponse, or a node:http one). */
+export type EventStreamBody = Readable & { readonly complete: boolean };
+
 export interface ResumableReadOptions {
   cursor: StreamCursor;
   maxMessageBytes: number;
@@ -65,7 +68,7 @@ export interface ResumableReadOptions {
   /** Whether an oversize event ends the stream (a POST's reply: its request fails) or is skipped. */
   oversizeEndsStream: boolean;
   /** Re-opens the stream from the cursor; undefined when the server no longer offers it. */
-  reopen(cursor: StreamCursor): Promise<IncomingMessage | undefined>;
+  reopen(cursor: StreamCursor): Promise<EventStreamBody | undefined>;
   /** False once the stream's job is done (answered, abandoned, closed): stop without an error. */
   live(): boolean;
   /** A decoded JSON value from a `message` event. */
@@ -85,18 +88,23 @@ export type StreamEnd =
   | { kind: "lost"; why: string; cause?: Error | undefined }
   | { kind: "oversize"; error: MessageTooLargeError };
 
-/** Reads `first` and its re-openings until the stream's job is done or it cannot go on. */
-export async function readResumable(first: IncomingMessage, options: ResumableReadOptions): Promise<StreamEnd> {
+/**
+ * Reads `first` and its re-openings until the stream's job is done or it cannot go on. `first` may be
+ * a response already read to its end (an `EventRead` fed by json-post.ts's handler).
+ */
+export async function readResumable(first: EventStreamBody | EventRead, options: ResumableReadOptions): Promise<StreamEnd> {
   const { cursor } = options;
-  let response: IncomingMessage | undefined = first;
+  let read: ReadOutcome | undefined = first instanceof EventRead ? first.outcome : undefined;
+  let response: EventStreamBody | undefined = first instanceof EventRead ? undefined : first;
   let attempts = 0;
   let cause: Error | undefined;
   for (;;) {
-    if (response !== undefined) {
-      const outcome = await readOnce(response, options);
-      if (outcome.oversize) return { kind: "oversize", error: outcome.oversize };
-      if (outcome.progressed) attempts = 0;
-      cause = outcome.broken;
+    if (response !== undefined) read = await readOnce(response, options);
+    if (read !== undefined) {
+      if (read.oversize) return { kind: "oversize", error: read.oversize };
+      if (read.progressed) attempts = 0;
+      cause = read.broken;
+      read = undefined;
     }
     if (!options.live()) return { kind: "done" };
     if (!options.resumable) return { kind: "lost", why: "this protocol era has no resumable streams", cause };
@@ -119,7 +127,7 @@ export async function readResumable(first: IncomingMessage, options: ResumableRe
   }
 }
 
-interface ReadOutcome {
+export interface ReadOutcome {
   /** Set when the stream broke (rather than ended). */
   broken?: Error;
   /** At least one event arrived, or the stream stayed open a while. */
@@ -127,42 +135,75 @@ interface ReadOutcome {
   oversize?: MessageTooLargeError;
 }
 
-/** Reads one response to its end (or to an oversize event that ends it). */
-function readOnce(response: IncomingMessage, options: ResumableReadOptions): Promise<ReadOutcome> {
-  const { cursor } = options;
-  const outcome: ReadOutcome = { progressed: false };
-  const opened = performance.now();
-  const decoder = new SseDecoder({
-    maxMessageBytes: options.maxMessageBytes,
-    onEvent: (event) => {
-      outcome.progressed = true;
-      if (event.id !== undefined && !acceptId(cursor, event.id, options)) return;
-      if (event.event !== undefined && event.event !== "message") return;
-      if (event.data === "") return; // a priming event: an id to resume from, no message
-      const parsed = parseEventData(event);
-      if (parsed.ok) options.deliver(parsed.value);
-      else options.warn(parsed.error);
-    },
-    onRetry: (ms) => {
-      cursor.retryMs = clamp(ms, MIN_RETRY_MS, options.maxRetryMs, options.maxRetryMs);
-    },
-    onError: (error) => {
-      if (!(error instanceof OversizeFrameError)) return options.warn(error);
-      const failure = options.tooLarge(error);
-      if (!options.oversizeEndsStream) return options.warn(failure);
-      outcome.oversize ??= failure;
-      response.destroy();
-    },
-  });
-  return new Promise<ReadOutcome>((resolve) => {
-    const done = (broken?: Error) => {
-      if (performance.now() - opened >= HEALTHY_STREAM_MS) outcome.progressed = true;
-      if (broken !== undefined && outcome.broken === undefined && outcome.oversize === undefined) outcome.broken = broken;
-      resolve(outcome);
-    };
-    response.on("data", (chunk: Buffer) => {
-      if (outcome.oversize === undefined) decoder.push(chunk);
+/** What decoding every response of a transport shares. */
+export type EventSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxRetryMs" | "warn" | "tooLarge">;
+
+/**
+ * The events of one response, decoded as its chunks come: from a stream (readOnce), or straight from
+ * undici's handler (json-post.ts, a POST's SSE reply, with no stream in between). `stop` drops the
+ * response (an oversize event that ends it).
+ */
+export class EventRead {
+  readonly outcome: ReadOutcome = { progressed: false };
+  private readonly decoder: SseDecoder;
+  private readonly opened = performance.now();
+
+  /** Where the stream stands (the reader goes on from it when the response ends before its job is done). */
+  readonly cursor: StreamCursor;
+
+  /** `oversizeEndsStream`: an event over the limit ends the stream (`stop`), or is skipped with a warning. */
+  constructor(options: EventSettings, cursor: StreamCursor, oversizeEndsStream: boolean, deliver: (value: unknown) => void, stop: () => void) {
+    this.cursor = cursor;
+    const outcome = this.outcome;
+    this.decoder = new SseDecoder({
+      maxMessageBytes: options.maxMessageBytes,
+      onEvent: (event) => {
+        outcome.progressed = true;
+        if (event.id !== undefined && !acceptId(cursor, event.id, options)) return;
+        if (event.event !== undefined && event.event !== "message") return;
+        if (event.data === "") return; // a priming event: an id to resume from, no message
+        const parsed = parseEventData(event);
+        if (parsed.ok) deliver(parsed.value);
+        else options.warn(parsed.error);
+      },
+      onRetry: (ms) => {
+        cursor.retryMs = clamp(ms, MIN_RETRY_MS, options.maxRetryMs, options.maxRetryMs);
+      },
+      onError: (error) => {
+        if (!(error instanceof OversizeFrameError)) return options.warn(error);
+        const failure = options.tooLarge(error);
+        if (!oversizeEndsStream) return options.warn(failure);
+        outcome.oversize ??= failure;
+        stop();
+      },
     });
+  }
+
+  push(chunk: Buffer): void {
+    if (this.outcome.oversize === undefined) this.decoder.push(chunk);
+  }
+
+  /** The response ended (`broken` says why when it broke off). */
+  finish(broken?: Error): ReadOutcome {
+    const { outcome } = this;
+    if (performance.now() - this.opened >= HEALTHY_STREAM_MS) outcome.progressed = true;
+    if (broken !== undefined && outcome.broken === undefined && outcome.oversize === undefined) outcome.broken = broken;
+    return outcome;
+  }
+}
+
+/** Reads one response to its end (or to an oversize event that ends it). */
+function readOnce(response: EventStreamBody, options: ResumableReadOptions): Promise<ReadOutcome> {
+  const read = new EventRead(
+    options,
+    options.cursor,
+    options.oversizeEndsStream,
+    (value) => options.deliver(value),
+    () => response.destroy(),
+  );
+  return new Promise<ReadOutcome>((resolve) => {
+    const done = (broken?: Error) => resolve(read.finish(broken));
+    response.on("data", (chunk: Buffer) => read.push(chunk));
     response.once("end", () => done());
     response.once("error", (error) => done(error));
     response.once("aborted", () => done(new Error("connection lost")));
@@ -171,7 +212,7 @@ function readOnce(response: IncomingMessage, options: ResumableReadOptions): Pro
 }
 
 /** The SSE rules for an event id: empty resets the cursor; one seen before is a replay (false). */
-function acceptId(cursor: StreamCursor, id: string, options: ResumableReadOptions): boolean {
+function acceptId(cursor: StreamCursor, id: string, options: Pick<ResumableReadOptions, "warn">): boolean {
   if (id === "") {
     cursor.lastEventId = undefined;
     return true;

@@ -8,16 +8,16 @@
  * DELETE on close. Event streams, a POST's reply and the standalone GET stream, are read by one
  * resumable reader (`sse-reader.ts`). Every request's exchange is kept by its JSON-RPC id, so one that
  * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
- * keep-alive pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
+ * pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
-import type { Agent, IncomingMessage } from "node:http";
+import type { Pool } from "undici";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import type { OversizeFrameError } from "../framing/oversize.js";
 import type { BackoffPolicy } from "../util/backoff.js";
 import {
-  createAgent,
+  createPool,
   discard,
   followRedirects,
   headerValue,
@@ -29,6 +29,7 @@ import {
   readBodySample,
   unusableJsonAnswer,
   type HttpRequestOptions,
+  type HttpResponse,
 } from "./http-client.js";
 import type { StreamableHttpOptions } from "./streamable-http-options.js";
 import { authPerRequest, authorizedRequest } from "./http-auth.js";
@@ -38,7 +39,7 @@ import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
 import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import { messageLimit, messageTooLarge } from "./message-limit.js";
-import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type ResumableReadOptions } from "./sse-reader.js";
+import { DEFAULT_MAX_RETRY_MS, StreamCursor, readResumable, type EventRead, type ResumableReadOptions } from "./sse-reader.js";
 import { requestIdOf, type SendOptions, type Transport, type TransportSink } from "./transport.js";
 
 export type { HeaderProvider } from "./auth.js";
@@ -58,8 +59,8 @@ export class StreamableHttpTransport implements Transport {
   readonly identity: string;
   private abortCancels = false;
   private sink: TransportSink | undefined;
-  private readonly agent: Agent;
-  private readonly sideAgent: Agent;
+  private readonly pool: Pool;
+  private readonly sidePool: Pool;
   private readonly options: StreamableHttpOptions;
   private readonly maxMessageBytes: number;
   private readonly backoff: BackoffPolicy;
@@ -82,15 +83,15 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.endpoint = this.url;
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
-    this.agent = createAgent(this.url, options.maxSockets, options.urlPolicy);
-    this.sideAgent = createAgent(this.url, SIDE_SOCKETS, options.urlPolicy);
+    this.pool = createPool(this.url, options.maxSockets, options.urlPolicy);
+    this.sidePool = createPool(this.url, SIDE_SOCKETS, options.urlPolicy);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
     const { initialMs, maxMs } = options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
     this.session = new HttpSession(options.headers, options.auth);
     this.authPerRequest = authPerRequest(options.auth);
     this.poster = {
-      agent: this.agent,
+      pool: this.pool,
       exchanges: this.exchanges,
       maxMessageBytes: this.maxMessageBytes,
       target: this,
@@ -98,6 +99,9 @@ export class StreamableHttpTransport implements Transport {
       session: this.session,
       deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
       answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
+      eventSettings: () => this.shared ?? this.streamSettings(this.closeSignal.signal),
+      deliverEvent: this.deliver,
+      resumeReply: (read, id, resumable, answered) => this.readPostStream(read, id, resumable, this.closeSignal.signal, answered),
     };
   }
 
@@ -172,9 +176,9 @@ export class StreamableHttpTransport implements Transport {
     if (requestId !== undefined) this.exchanges.open(requestId);
     try {
       const headers = this.session.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
-      const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, agent: this.agent };
+      const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, pool: this.pool };
       if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
-      else Object.assign(request, { agent: this.sideAgent, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
+      else Object.assign(request, { pool: this.sidePool, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
       const response = this.authPerRequest ? await authorizedRequest(this.options.auth, this.url, request, this.moved) : await httpRequest(request);
       await this.answer(response, requestId, request, options.resumable !== false);
     } finally {
@@ -186,7 +190,7 @@ export class StreamableHttpTransport implements Transport {
    * A POST's reply, whatever it is: redirects, 202, an expired session, an error status, an event
    * stream or a JSON body. `request` is the POST as sent (its headers name the session it carried).
    */
-  private async answer(response: IncomingMessage, requestId: JsonRpcId | undefined, request: HttpRequestOptions, resumable: boolean): Promise<void> {
+  private async answer(response: HttpResponse, requestId: JsonRpcId | undefined, request: HttpRequestOptions, resumable: boolean): Promise<void> {
     const sentSession = request.headers["mcp-session-id"];
     const signal = request.signal ?? this.closeSignal.signal;
     if (isRedirect(response.statusCode)) {
@@ -211,7 +215,7 @@ export class StreamableHttpTransport implements Transport {
       const body = await readBodySample(response, 4096);
       const answer = jsonRpcErrorIn(body, requestId);
       if (answer) return void this.sink?.message(answer);
-      throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500);
+      throw httpStatusError("POST", url, status, body.slice(0, 500), status >= 500, headerValue(response, "retry-after"));
     }
     const type = headerValue(response, "content-type") ?? "";
     if (type.includes("text/event-stream")) {
@@ -242,12 +246,11 @@ export class StreamableHttpTransport implements Transport {
     this.endpoint = url;
   };
 
-  /** Reads a POST's SSE reply; resumes it if it breaks before the response it carries. */
-  private async readPostStream(first: IncomingMessage, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal): Promise<void> {
-    let answered = false;
+  /** Reads a POST's SSE reply (or what is left to do after json-post.ts read it); resumes it if it breaks before its response. */
+  private async readPostStream(first: HttpResponse | EventRead, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, answered = false) {
     const end = await readResumable(first, {
       ...this.streamSettings(signal),
-      cursor: new StreamCursor(),
+      cursor: "cursor" in first ? first.cursor : new StreamCursor(),
       resumable,
       reopenWithoutCursor: false,
       oversizeEndsStream: true,
@@ -267,14 +270,14 @@ export class StreamableHttpTransport implements Transport {
     );
   }
 
-  private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<IncomingMessage> {
+  private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<HttpResponse> {
     const headers = this.session.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
     const request: HttpRequestOptions = {
       method: "GET",
       url: this.endpoint,
       headers,
       signal,
-      agent: this.agent,
+      pool: this.pool,
       onRequest: (http) => this.exchanges.keep(requestId, http),
     };
     const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
@@ -299,9 +302,7 @@ export class StreamableHttpTransport implements Transport {
   }
   private shared: StreamSettings | undefined;
 
-  private deliver(value: unknown): boolean {
-    return deliver(this.sink, value, this.endpoint.href);
-  }
+  private readonly deliver = (value: unknown): boolean => deliver(this.sink, value, this.endpoint.href);
 
   /**
    * Opens the standalone GET stream for server-initiated messages (2025 era). Resolves false when the
@@ -333,7 +334,7 @@ export class StreamableHttpTransport implements Transport {
     return true;
   }
 
-  private async getStream(cursor: StreamCursor): Promise<IncomingMessage | undefined> {
+  private async getStream(cursor: StreamCursor): Promise<HttpResponse | undefined> {
     const exchange = new AbortController();
     this.inflight.add(exchange);
     const extra: Record<string, string> = { accept: "text/event-stream" };
@@ -344,7 +345,7 @@ export class StreamableHttpTransport implements Transport {
         url: this.endpoint,
         headers: this.session.headers(extra),
         signal: exchange.signal,
-        agent: this.agent,
+        pool: this.pool,
       };
       const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
       const status = response.statusCode ?? 0;
@@ -384,15 +385,14 @@ export class StreamableHttpTransport implements Transport {
         method: "DELETE",
         url: this.endpoint,
         headers: this.session.headers({}),
-        agent: this.sideAgent,
+        pool: this.sidePool,
         timeoutMs: this.options.deleteTimeoutMs ?? 2000,
       })
         .then(discard)
         .catch(() => {});
       this.session.id = undefined;
     }
-    this.agent.destroy();
-    this.sideAgent.destroy();
+    await Promise.all([this.pool.destroy(), this.sidePool.destroy()]);
     const sink = this.sink;
     this.sink = undefined;
     sink?.close();

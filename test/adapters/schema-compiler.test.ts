@@ -254,13 +254,14 @@ describe("OpenAI strict mode", () => {
     } as Tool;
     const tools = [open, huge, closed];
     const strictness = (list: Array<{ name: string; strict: boolean }>) => Object.fromEntries(list.map((t) => [t.name, t.strict]));
-    expect(strictness(toOpenAITools(tools, { api: "responses", strict: "auto" }))).toEqual({ closed: true, open: false, huge: false });
+    // A schema that does not mention additionalProperties is closed without loss of anything the model knows.
+    expect(strictness(toOpenAITools(tools, { api: "responses", strict: "auto" }))).toEqual({ closed: true, open: true, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses", strict: true }))).toEqual({ closed: true, open: true, huge: false });
     expect(strictness(toOpenAITools(tools, { api: "responses" }))).toEqual({ closed: false, open: false, huge: false });
     expect(toOpenAITools(tools, { strict: "auto" }).map((t) => [t.function.name, t.function.strict])).toEqual([
       ["closed", true],
       ["huge", undefined],
-      ["open", undefined],
+      ["open", true],
     ]);
   });
 });

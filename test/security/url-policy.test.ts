@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, Switchboard, connect, memoryTokenStore, oauth, type SwitchboardInit } from "../../src/index.js";
 import { UrlPolicy, classifyAddress } from "../../src/auth/url-policy.js";
-import { createAgent } from "../../src/transports/http-client.js";
+import { createPool } from "../../src/transports/http-client.js";
 // @ts-expect-error: plain JS example server
 import { createEchoServer } from "../../examples/servers/echo-tools.mjs";
 
@@ -98,11 +98,12 @@ describe("URL policy", () => {
   it("the connection's own lookup refuses too (no gap between check and connect)", async () => {
     const local = await serve("127.0.0.1");
     const policy = new UrlPolicy({ denyHosts: ["127.0.0.1", "::1"] });
-    const agent = createAgent(new URL(`http://localhost:${local.port}/`), 1, policy);
-    const failure = await new Promise<NodeJS.ErrnoException>((resolve) => {
-      http.get({ host: "localhost", port: local.port, agent }, () => resolve(new Error("connected"))).on("error", resolve);
-    });
-    agent.destroy();
+    const pool = createPool(new URL(`http://localhost:${local.port}/`), 1, policy);
+    const failure = await pool.request({ path: "/", method: "GET" }).then(
+      () => new Error("connected") as NodeJS.ErrnoException,
+      (error: NodeJS.ErrnoException) => error,
+    );
+    await pool.destroy();
     expect(failure.code).toBe("EURLPOLICY");
     expect(failure.message).toMatch(/localhost resolves to .* refused by the URL policy \(denyHosts\)/);
     expect(local.connections()).toBe(0);

@@ -434,12 +434,12 @@ describe("every error message", () => {
     [
       "unknown, nothing close",
       servers({ a: stdio({ autoApprove: [] }) }),
-      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, maxResultChars, oauth, shared, principalHeaders, auth)',
+      'mcp.json, server "a", field "autoApprove": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, lazy, idleMs, maxMessageBytes, maxResultChars, oauth, shared, principalHeaders, auth, fleet)',
     ],
     [
       "an Object.prototype name is unknown too",
       servers({ a: stdio({ constructor: 1 }) }),
-      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, maxMessageBytes, maxResultChars, oauth, shared, principalHeaders, auth)',
+      'mcp.json, server "a", field "constructor": unknown field (known fields: command, args, env, cwd, url, type, headers, disabled, fallbacks, restart, requestTimeoutMs, startTimeoutMs, maxConcurrency, maxQueue, tools, circuit, protocol, autoListen, lazy, idleMs, maxMessageBytes, maxResultChars, oauth, shared, principalHeaders, auth, fleet)',
     ],
     ["nested typo", servers({ a: stdio({ restart: { backof: {} } }) }), 'mcp.json, server "a", field "restart.backof": unknown field; did you mean "backoff"?'],
     [

@@ -11,7 +11,7 @@ import { compose, phrase, short } from "./describe.js";
 import { SchemaDocument, layer, sameJson, type JsonSchema } from "./document.js";
 import { disjoint } from "./disjoint.js";
 import { mergeAllOf } from "./merge.js";
-import { mergeRootAlternatives, strictObject, strictWithinLimits, withNull } from "./shape.js";
+import { CLOSED_UNSPECIFIED, labelledEnum, mergeRootAlternatives, strictObject, strictWithinLimits, takesNothing, withNull } from "./shape.js";
 import { GEMINI_RECURSION_DEPTH, isPortablePattern, profileFor, type SchemaTarget, type TargetProfile } from "./targets.js";
 import {
   ANNOTATION_ONLY,
@@ -67,6 +67,13 @@ export class Compiler {
   }
 
   run(): CompiledSchema {
+    // A tool without parameters: nothing to convert (and trivially strict).
+    if (takesNothing(this.doc.root)) {
+      if (this.profile.target === "gemini") return { schema: undefined, losses: [], withinLimits: true };
+      if (!this.profile.strict) return { schema: { type: "object", properties: {} }, losses: [], withinLimits: true };
+      const losses = this.doc.root.additionalProperties === false ? [] : [`(top level): ${CLOSED_UNSPECIFIED}`];
+      return { schema: { type: "object", properties: {}, required: [], additionalProperties: false }, losses, withinLimits: true };
+    }
     const root = mergeRootAlternatives(this.doc, this.doc.root, this.losses);
     let schema = this.node(root, "");
     if (schema.type !== "object" || Array.isArray(schema.anyOf)) {
@@ -103,6 +110,8 @@ export class Compiler {
     if (typeof input.$ref === "string") return this.reference(input, path);
     let node = Array.isArray(input.allOf) ? mergeAllOf(input, this.doc) : input;
     if (node.nullable === true && typeof node.type === "string") node = { ...node, type: [node.type, "null"] };
+    // Targets without oneOf/const would drop the labels of a titled enum: an enum, labels in the description.
+    if (this.profile.target !== "openai" && this.profile.target !== "anthropic") node = labelledEnum(node) ?? node;
     if (UNIONS.some((k) => Array.isArray(node[k]))) return this.union(node, path);
     return this.typed(node, path);
   }

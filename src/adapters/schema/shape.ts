@@ -28,6 +28,12 @@ export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema
 }
 
 /**
+ * The loss of closing an object that does not mention `additionalProperties`. It names no key the
+ * model could know of, so `strict: "auto"` takes a schema whose only losses are these as convertible.
+ */
+export const CLOSED_UNSPECIFIED = "an object open to other keys (additionalProperties unspecified) is closed";
+
+/**
  * OpenAI strict objects: closed, and every property required. An optional property becomes nullable
  * and the runners read its `null` as "left out". One that already took null keeps its meaning only
  * when null is also its default (Pydantic's `x: T | None = None`); otherwise leaving it out is lost.
@@ -35,9 +41,7 @@ export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema
 export function strictObject(c: Compiler, node: JsonSchema, out: JsonSchema, path: string): JsonSchema {
   const properties = out.properties as JsonSchema;
   const extra = node.additionalProperties;
-  if (extra !== false) {
-    c.loss(path, extra === undefined ? "an object open to other keys (additionalProperties unspecified) is closed" : "an object open to other keys is closed");
-  }
+  if (extra !== false) c.loss(path, extra === undefined ? CLOSED_UNSPECIFIED : "an object open to other keys is closed");
   const required = Array.isArray(node.required) ? (node.required as unknown[]) : [];
   const source = isObject(node.properties) ? node.properties : {};
   for (const key of Object.keys(properties)) {
@@ -131,4 +135,43 @@ export function mergeRootAlternatives(doc: SchemaDocument, root: JsonSchema, los
   losses.push(`(top level): ${keyword} of ${branches.length} alternatives is offered as one object with every property (${alternatives})`);
   const description = [rest.description, `Give the properties of one of: ${alternatives}.`].filter(Boolean).join(" ");
   return { ...rest, type: "object", properties, ...(required.length > 0 ? { required } : {}), description };
+}
+
+const EMPTY_ROOT_KEYS = new Set(["type", "$schema", "$id", "title", "description", "properties", "required", "additionalProperties"]);
+
+/** A schema for a tool that takes no arguments: `{}`, `{ type: "object" }`, no or empty `properties`. */
+export function takesNothing(root: JsonSchema): boolean {
+  if (!Object.keys(root).every((key) => EMPTY_ROOT_KEYS.has(key))) return false;
+  if (root.type !== undefined && root.type !== "object") return false;
+  if (root.properties !== undefined && !(isObject(root.properties) && Object.keys(root.properties).length === 0)) return false;
+  if (root.required !== undefined && !(isArray(root.required) && root.required.length === 0)) return false;
+  return root.additionalProperties === undefined || root.additionalProperties === false;
+}
+
+const LABEL_KEYS = new Set(["const", "title", "description", "type"]);
+
+/**
+ * A titled enum — `oneOf` (or `anyOf`) of `{ const, title }` with distinct values — as an `enum` with
+ * the labels in the description (`"r": Red, "g": Green`): the same values, nothing lost. Undefined when
+ * the node is not one.
+ */
+export function labelledEnum(node: JsonSchema): JsonSchema | undefined {
+  const keyword = isArray(node.oneOf) ? "oneOf" : isArray(node.anyOf) ? "anyOf" : undefined;
+  if (keyword === undefined) return undefined;
+  const branches = node[keyword] as unknown[];
+  if (branches.length === 0 || !branches.every((b) => isObject(b) && Object.hasOwn(b, "const") && Object.keys(b).every((k) => LABEL_KEYS.has(k))))
+    return undefined;
+  const values = (branches as JsonSchema[]).map((b) => b.const);
+  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) return undefined;
+  const labels = (branches as JsonSchema[]).flatMap((b) => {
+    const label = typeof b.title === "string" ? b.title : typeof b.description === "string" ? b.description : undefined;
+    return label === undefined ? [] : [`${JSON.stringify(b.const)} = ${label}`];
+  });
+  const { [keyword]: _branches, ...rest } = node;
+  const out: JsonSchema = { ...rest, enum: values };
+  if (labels.length > 0) {
+    const described = typeof rest.description === "string" && rest.description.trim() !== "" ? `${rest.description.trim().replace(/\.$/, "")}. ` : "";
+    out.description = `${described}Values: ${labels.join(", ")}`;
+  }
+  return out;
 }

@@ -8,16 +8,20 @@
  * @module mcp-switchboard/ai
  */
 import { jsonSchema, tool, type Tool, type ToolSet } from "ai";
-import type { CallToolResult } from "../../client/types.js";
+import type { CallToolResult, Tool as McpTool } from "../../client/types.js";
 import { compileInputSchema } from "../../adapters/schema.js";
 import { partsText, resultParts, type MediaTarget } from "../../adapters/media.js";
 import { orderedTools, runProviderCall, toolDescription, type ToolHost } from "../../adapters/tool-runner.js";
 import type { NameOptions } from "../../adapters/names.js";
+import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../../adapters/deferred.js";
+import { pinnedToolsOf, searchResultText, type DeferredToolOptions } from "../deferred-tools.js";
+
+export type { DeferredToolOptions } from "../deferred-tools.js";
 
 /** What a tool's `toModelOutput` returns (the AI SDK does not export the type under a name of its own). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 
-export interface AISDKToolsOptions extends NameOptions {
+export interface AISDKToolsOptions extends NameOptions, DeferredToolOptions {
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the AI SDK's abort signal is added. */
   callOptions?: Record<string, unknown> | undefined;
   /**
@@ -36,21 +40,41 @@ export interface AISDKToolsOptions extends NameOptions {
  * turns it into text, or text with images and files, or `error-text`.
  */
 export async function toAISDKTools(host: ToolHost, options: AISDKToolsOptions = {}): Promise<ToolSet> {
+  const pinned = pinnedToolsOf(options);
   const tools = await host.listTools();
   const set: ToolSet = {};
-  for (const { tool: mcpTool, name } of orderedTools(tools, "openai", options)) {
-    const description = toolDescription(mcpTool);
-    set[name] = tool({
-      ...(description === undefined ? {} : { description }),
-      inputSchema: jsonSchema(compileInputSchema(mcpTool.inputSchema, "openai").schema as Parameters<typeof jsonSchema>[0]),
-      execute: async (input: unknown, { abortSignal }): Promise<CallToolResult> => {
-        const callOptions = { ...options.callOptions, ...(abortSignal ? { signal: abortSignal } : {}) };
-        return (await runProviderCall(host, name, input ?? {}, "openai", { prefix: options.prefix, callOptions })).result;
-      },
-      toModelOutput: ({ output }) => modelOutput(output as CallToolResult, options),
-    });
-  }
+  const entries = orderedTools(tools, "openai", options);
+  for (const { tool: mcpTool, name } of entries) if (pinned === undefined || pinned.includes(mcpTool.name)) set[name] = aiTool(host, mcpTool, name, options);
+  if (pinned === undefined) return set;
+  // Deferred: the set is live. The AI SDK reads it again at every step, so a tool a search finds is
+  // added to it and offered from the next step on.
+  set[SEARCH_TOOL_NAME] = tool({
+    description: SEARCH_TOOL_DESCRIPTION,
+    inputSchema: jsonSchema(SEARCH_TOOL_SCHEMA as unknown as Parameters<typeof jsonSchema>[0]),
+    execute: async (input: unknown): Promise<string> => {
+      const { query, limit } = searchArguments(input);
+      const hits = await searchHost(host, query, limit);
+      for (const hit of hits) {
+        const entry = entries.find((candidate) => candidate.tool.name === hit.name);
+        if (entry !== undefined) set[entry.name] ??= aiTool(host, entry.tool, entry.name, options);
+      }
+      return searchResultText(query, hits);
+    },
+  });
   return set;
+}
+
+function aiTool(host: ToolHost, mcpTool: McpTool, name: string, options: AISDKToolsOptions): Tool {
+  const description = toolDescription(mcpTool);
+  return tool({
+    ...(description === undefined ? {} : { description }),
+    inputSchema: jsonSchema(compileInputSchema(mcpTool.inputSchema, "openai").schema as Parameters<typeof jsonSchema>[0]),
+    execute: async (input: unknown, { abortSignal }): Promise<CallToolResult> => {
+      const callOptions = { ...options.callOptions, ...(abortSignal ? { signal: abortSignal } : {}) };
+      return (await runProviderCall(host, name, input ?? {}, "openai", { prefix: options.prefix, callOptions })).result;
+    },
+    toModelOutput: ({ output }) => modelOutput(output as CallToolResult, options),
+  });
 }
 
 function modelOutput(result: CallToolResult, options: AISDKToolsOptions): ToolResultOutput {

@@ -160,6 +160,8 @@ function resultContent(content: string | AnthropicResultBlock[] | undefined): Mc
               type: "resource",
               resource: { uri: `file:///${encodeURIComponent(block.title ?? "document.pdf")}`, mimeType: block.source.media_type, blob: block.source.data },
             };
+      case "tool_reference":
+        return { type: "text", text: `Found tool: ${block.tool_name}` };
     }
   });
 }

@@ -1,0 +1,159 @@
+/**
+ * What fleet mode costs and gives, on a real Redis (a private redis-server on a unix socket,
+ * or REDIS_URL):
+ *
+ * 1. One process, 64 callers at once (C=64) on one server: calls/s with a fleet concurrency limit on
+ *    (far above what is reached, so every call needs a fleet permit) against
+ *    the same board without a fleet; and Redis round trips per call (permits are batched: one script
+ *    both gives back the permits finished calls released and takes permits for every waiting caller,
+ *    and a released permit passes to a caller waiting in the same process for up to 50 ms).
+ *    Two servers: one answering at once (the worst case for the fleet: nothing to hide a round trip
+ *    behind) and one taking 2 ms per call, as a real tool does. Rounds interleaved, medians kept.
+ * 2. 8 processes against one server that takes 5 ms per call, with `fleet: { maxConcurrency: 8 }`: the
+ *    fleet's total calls/s against what the limit allows (8 / 5 ms = 1600/s), and the most in flight.
+ *
+ * Run alone: `npx tsx bench/fleet.ts`. Writes docs/bench/fleet.json (and the chart, via bench/charts.ts).
+ */
+import { fileURLToPath } from "node:url";
+import type { FleetGate } from "../src/index.js";
+import { redisFleet } from "../src/fleet/index.js";
+import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
+import { machine, writeResult } from "./lib/results.js";
+import { startRedis } from "../test/helpers/redis.js";
+import { startCountingServer } from "../test/fixtures/fleet/counting-server.js";
+import { startWorker } from "../test/helpers/workers.js";
+
+const C = 64;
+const CALLS = Number(process.env.FLEET_BENCH_CALLS ?? 20_000);
+const ROUNDS = 3;
+const started = machine();
+const redis = await startRedis();
+
+function respond(transport: MemoryTransport, delayMs: number): void {
+  void transport.start({
+    message: (m) => {
+      if (!("method" in m) || !("id" in m)) return;
+      const result =
+        m.method === "initialize"
+          ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1" } }
+          : m.method === "tools/list"
+            ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
+            : { content: [{ type: "text", text: "hello" }] };
+      const send = () => void transport.send({ jsonrpc: "2.0", id: m.id, result });
+      if (delayMs > 0 && m.method === "tools/call") setTimeout(send, delayMs);
+      else send();
+    },
+    error: () => {},
+    close: () => {},
+  });
+}
+
+/** Calls/s of one board at C=64, and Redis round trips per call when it has a fleet. */
+async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: number; roundTripsPerCall: number }> {
+  const [client, server] = memoryPair();
+  respond(server, delayMs);
+  const fleet = withFleet ? redisFleet({ url: redis.url }, `bench-${Date.now()}-${Math.random()}`) : undefined;
+  const limits = { maxConcurrency: 10_000 };
+  const board = new Switchboard({ servers: { s: { transport: () => client, protocol: "legacy", ...(withFleet ? { fleet: limits } : {}) } }, fleet });
+  await board.start();
+  await fleet?.ready();
+  const gate = fleet?.gate("s", limits, { failureThreshold: 5, cooldownMs: 10_000 }) as (FleetGate & { roundTrips: number }) | undefined;
+  for (let i = 0; i < 500; i++) await board.callTool("s__echo", {}); // warm up
+  const tripsBefore = gate?.roundTrips ?? 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next++ < CALLS) await board.callTool("s__echo", {});
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const trips = (gate?.roundTrips ?? 0) - tripsBefore;
+  await board.stop();
+  await fleet?.close();
+  return { rate: CALLS / seconds, roundTripsPerCall: trips / CALLS };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const rows: Record<string, string | number>[] = [];
+const ratios: Record<string, number> = {};
+const groups: { label: string; values: Record<string, number> }[] = [];
+for (const delayMs of [0, 2]) {
+  const on: number[] = [];
+  const off: number[] = [];
+  const trips: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    off.push((await oneProcess(delayMs, false)).rate);
+    const measured = await oneProcess(delayMs, true);
+    on.push(measured.rate);
+    trips.push(measured.roundTripsPerCall);
+  }
+  const label = delayMs === 0 ? "server answers at once" : `server takes ${delayMs} ms`;
+  const ratio = median(on) / median(off);
+  rows.push({
+    case: `1 process, C=${C}, ${label}`,
+    "fleet off calls/s": Math.round(median(off)),
+    "fleet limits on calls/s": Math.round(median(on)),
+    "on / off": Math.round(ratio * 100) / 100,
+    "Redis round trips per call": Math.round(median(trips) * 1000) / 1000,
+  });
+  ratios[`fleet on/off, ${label}`] = Math.round(ratio * 100) / 100;
+  groups.push({ label, values: { "fleet off": Math.round(median(off)), "fleet limits on": Math.round(median(on)) } });
+  console.log(rows.at(-1));
+}
+
+// ---- 8 processes against one server, with a fleet-wide limit -----------------------------------------
+const HOLD_MS = 5;
+const LIMIT = 8;
+const PROCESSES = 8;
+const PER_PROCESS = Number(process.env.FLEET_BENCH_PER_PROCESS ?? 400);
+const worker = fileURLToPath(new URL("../test/fixtures/fleet/caps-worker.ts", import.meta.url));
+/** 8 processes against one server; calls/s at the server and the most in flight there. */
+async function eightProcesses(limits: { fleet?: { maxConcurrency: number }; local?: number }): Promise<{ rate: number; maxInFlight: number }> {
+  const server = await startCountingServer({ holdMs: HOLD_MS });
+  const startAt = Date.now() + 15_000;
+  const settings = { url: server.url, redis: redis.url, prefix: `bench-fleet-${startAt}`, calls: PER_PROCESS, concurrency: 4, startAt };
+  const workers = Array.from({ length: PROCESSES }, () =>
+    startWorker(worker, { CAPS: JSON.stringify({ ...settings, limits: limits.fleet, localMaxConcurrency: limits.local }) }),
+  );
+  const outcomes = await Promise.all(workers.map((w) => w.done));
+  const done = outcomes.reduce((sum, o) => sum + (o?.ok ?? 0), 0);
+  const seconds = (Math.max(...server.starts) + HOLD_MS - Math.min(...server.starts)) / 1000;
+  await server.close();
+  return { rate: done / seconds, maxInFlight: server.maxInFlight };
+}
+const withFleet = await eightProcesses({ fleet: { maxConcurrency: LIMIT } });
+// The same 8 in flight without a fleet (each process limited to 1 alone): what this machine does with
+// 8 calls in flight, so the fleet's number reads against it as well as against the limit's arithmetic.
+const baseline = await eightProcesses({ local: LIMIT / PROCESSES });
+const allowed = LIMIT * (1000 / HOLD_MS);
+rows.push({
+  case: `${PROCESSES} processes x ${PER_PROCESS} calls, fleet maxConcurrency ${LIMIT}, server takes ${HOLD_MS} ms`,
+  "fleet calls/s": Math.round(withFleet.rate),
+  "the limit allows calls/s": allowed,
+  "of the limit": Math.round((withFleet.rate / allowed) * 100) / 100,
+  "most in flight at the server": withFleet.maxInFlight,
+  "no fleet, 1 in flight per process, calls/s": Math.round(baseline.rate),
+});
+ratios["8 processes, calls/s / what the limit allows"] = Math.round((withFleet.rate / allowed) * 100) / 100;
+ratios["8 processes, fleet limit / 1 per process without a fleet"] = Math.round((withFleet.rate / baseline.rate) * 100) / 100;
+groups.push({
+  label: `${PROCESSES} processes, 8 in flight`,
+  values: { "fleet limits on": Math.round(withFleet.rate), "no fleet, 1 per process": Math.round(baseline.rate), "the limit allows": allowed },
+});
+console.log(rows.at(-1));
+await redis.stop();
+
+writeResult(
+  {
+    bench: "fleet",
+    title: "Fleet mode on Redis: cost of fleet limits in one process, and 8 processes against a fleet-wide limit",
+    method: `${CALLS} calls per round at C=${C}, median of ${ROUNDS} interleaved rounds; then ${PROCESSES} processes x ${PER_PROCESS} calls. Shared 2-core machine, loaded by other work: read the ratios, not the absolute numbers`,
+    rows,
+    ratios,
+    targets: {},
+    chart: { title: "Fleet mode: calls/s", xLabel: "case", panels: [{ title: "calls/s", unit: "calls/s", groups }] },
+  },
+  started,
+);
+process.exit(0);

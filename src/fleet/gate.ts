@@ -1,0 +1,265 @@
+/**
+ * One server's fleet gate: permits for calls in flight and calls per second across every process,
+ * the fleet-wide pause a `Retry-After` asks for, and the shared breaker decision.
+ *
+ * Round trips: callers that arrive while a script is under way wait for the next one, and a script
+ * both gives back the permits finished calls released and takes permits for every waiting caller, so
+ * under concurrency one round trip serves many calls (bench/fleet.ts counts them). Calls that cannot
+ * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
+ * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
+ */
+import { RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
+import { breakerOutcomeOf, CircuitOpenError } from "../supervisor/circuit-breaker.js";
+import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import { LEASE_MS, type FleetLink } from "./link.js";
+import { LocalShare } from "./local-share.js";
+
+/** How often a caller waiting for a permit held elsewhere asks again. */
+const POLL_MS = 5;
+/**
+ * A permit a finished call gives back goes straight to a caller waiting in this process, without a
+ * round trip, for up to this long after Redis granted it; then it goes back to Redis, so other
+ * processes get their turn and a pause or an open circuit decided elsewhere is seen within this time.
+ */
+const HAND_OFF_MS = 50;
+const DEFAULT_QUORUM = 2;
+
+interface Waiter {
+  resolve(release: () => void): void;
+  reject(error: Error): void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+export class RedisGate implements FleetGate {
+  private readonly keys: string[];
+  private readonly args: Array<string | number>;
+  private readonly local: LocalShare;
+  private waiters: Waiter[] = [];
+  private releases = 0;
+  private cycling = false;
+  private wake: (() => void) | undefined;
+  private pausedUntil = 0;
+  private paused = false;
+  private failures = 0;
+  private probing = false;
+  private voted = false;
+  private open = false;
+  /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
+  private readonly handOff: boolean;
+  /** Round trips the gate made (for bench/fleet.ts). */
+  roundTrips = 0;
+
+  constructor(
+    private readonly link: FleetLink,
+    private readonly server: string,
+    limits: FleetLimits,
+    private readonly circuit: { failureThreshold: number; cooldownMs: number },
+  ) {
+    const key = (part: string) => link.key("server", server, part);
+    this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe"].map((part) => (part === "members" ? link.key("members") : key(part)));
+    const rate = limits.ratePerSecond ?? 0;
+    this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
+    this.local = new LocalShare(limits, () => link.members);
+    this.handOff = limits.ratePerSecond === undefined;
+  }
+
+  acquire(signal: AbortSignal | undefined): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(this.cancelled(signal));
+    if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally() : this.link.settled.then(() => this.acquire(signal));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          const at = this.waiters.indexOf(waiter);
+          if (at >= 0) this.waiters.splice(at, 1);
+          reject(this.cancelled(signal));
+        };
+        signal.addEventListener("abort", waiter.onAbort, { once: true });
+      }
+      this.waiters.push(waiter);
+      this.kick();
+    });
+  }
+
+  private acquireLocally(): Promise<() => void> {
+    return this.local.acquire().then(() => once(() => this.local.release()));
+  }
+
+  private kick(): void {
+    if (this.cycling) {
+      this.wake?.();
+      return;
+    }
+    this.cycling = true;
+    void this.cycle().finally(() => {
+      this.cycling = false;
+      if (this.waiters.length > 0 || this.releases > 0) this.kick();
+    });
+  }
+
+  private async cycle(): Promise<void> {
+    await Promise.resolve(); // callers of this same tick join this round trip
+    while (this.releases > 0 || this.waiters.length > 0) {
+      const client = this.link.client;
+      if (!this.link.healthy || client === undefined) return this.toLocal();
+      const waitPause = this.pausedUntil - Date.now();
+      if (this.releases === 0 && waitPause > 0) {
+        await this.nap(waitPause);
+        continue;
+      }
+      const release = this.releases;
+      this.releases = 0;
+      const want = this.waiters.length;
+      let reply: [number, number, number];
+      try {
+        this.roundTrips++;
+        reply = await client.sbPermit(...this.keys, this.link.member, release, want, ...this.args);
+      } catch (error) {
+        this.link.failed(error);
+        if (!this.link.healthy) return this.toLocal();
+        await this.nap(POLL_MS);
+        continue;
+      }
+      const [granted, waitMs, why] = reply;
+      if (granted === -1) {
+        this.sawOpen(true);
+        const error = new CircuitOpenError(this.server, waitMs);
+        for (const waiter of this.waiters.splice(0, want)) this.settle(waiter, undefined, error);
+        continue;
+      }
+      if (granted > 0) {
+        this.sawOpen(false);
+        this.link.holding.add(this.keys[0]!);
+        if (why === 4) this.probing = true;
+        this.resume();
+        const grantedAt = Date.now();
+        for (const waiter of this.waiters.splice(0, granted)) this.settle(waiter, this.permit(grantedAt));
+      }
+      if (this.waiters.length === 0 || granted >= want) continue;
+      if (why === 1) this.pause(waitMs, false);
+      await this.nap(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS);
+    }
+  }
+
+  private settle(waiter: Waiter, release: (() => void) | undefined, error?: Error): void {
+    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+    if (release !== undefined) waiter.resolve(release);
+    else waiter.reject(error!);
+  }
+
+  private permit(grantedAt: number): () => void {
+    return once(() => this.give(grantedAt));
+  }
+
+  private give(grantedAt: number): void {
+    const waiter = this.waiters[0];
+    if (this.handOff && waiter !== undefined && !this.probing && Date.now() - grantedAt < HAND_OFF_MS && this.pausedUntil <= Date.now()) {
+      this.waiters.shift();
+      this.settle(waiter, this.permit(grantedAt));
+      return;
+    }
+    this.releases++;
+    this.kick();
+  }
+
+  /** Redis went away: waiting callers take this process's share instead; held permits lapse with the heartbeat. */
+  private toLocal(): void {
+    this.releases = 0;
+    for (const waiter of this.waiters.splice(0)) {
+      void this.acquireLocally().then((release) => this.settle(waiter, release));
+    }
+  }
+
+  private nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  report(error: unknown): void {
+    if (error === undefined) {
+      if (this.failures === 0 && !this.probing && !this.voted) return;
+      this.failures = 0;
+      if (this.probing || this.voted) this.healed();
+      return;
+    }
+    const retryAfterMs = error instanceof TransportError && (error.status === 429 || error.status === 503) ? error.retryAfterMs : undefined;
+    if (retryAfterMs !== undefined && retryAfterMs > 0) this.pause(retryAfterMs, true);
+    const outcome = breakerOutcomeOf(error);
+    if (outcome === "success") return this.report(undefined);
+    if (outcome !== "failure") return;
+    this.failures++;
+    if (this.probing || this.failures >= this.circuit.failureThreshold) this.vote();
+  }
+
+  private pause(ms: number, tellFleet: boolean): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    if (tellFleet && this.link.healthy) this.link.client?.set(this.keys[3]!, this.link.member, "PX", Math.ceil(ms)).catch((e: unknown) => this.link.failed(e));
+    if (this.paused) return;
+    this.paused = true;
+    this.link.emit("event", { type: "paused", server: this.server, retryAfterMs: ms });
+  }
+
+  private resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.link.emit("event", { type: "resumed", server: this.server });
+  }
+
+  private vote(): void {
+    const probing = this.probing;
+    this.probing = false;
+    this.voted = true;
+    this.failures = 0;
+    if (!this.link.healthy) return;
+    const window = Math.max(this.circuit.cooldownMs, LEASE_MS) * 2;
+    this.link.client
+      ?.sbVote(this.keys[5]!, this.keys[4]!, this.keys[6]!, this.link.member, this.args[4]!, this.circuit.cooldownMs, window)
+      .then((opened) => {
+        if (opened === 1) this.sawOpen(true, probing ? "the fleet's probe failed" : `${this.args[4]} processes see it failing`);
+      })
+      .catch((e: unknown) => this.link.failed(e));
+  }
+
+  private healed(): void {
+    this.probing = false;
+    this.voted = false;
+    if (!this.link.healthy) return;
+    this.link.client
+      ?.sbHealed(this.keys[5]!, this.keys[6]!)
+      .then((removed) => {
+        if (removed > 0) this.sawOpen(false);
+      })
+      .catch((e: unknown) => this.link.failed(e));
+  }
+
+  private sawOpen(open: boolean, reason = open ? "opened by the fleet" : "calls succeed again"): void {
+    if (open === this.open) return;
+    this.open = open;
+    this.link.emit("event", { type: "breaker", server: this.server, state: open ? "open" : "closed", reason });
+  }
+
+  private cancelled(signal: AbortSignal): RequestCancelledError {
+    return new RequestCancelledError(`server "${this.server}": call cancelled while waiting for a fleet permit`, {
+      delivered: false,
+      server: this.server,
+      cause: signal.reason,
+    });
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}

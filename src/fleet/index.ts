@@ -1,0 +1,83 @@
+/**
+ * `mcp-switchboard/fleet`: many processes share credentials, limits, breaker decisions and lists
+ * through Redis. `redisFleet({ url } | { client }, prefix?)` gives the object a Switchboard takes as
+ * `fleet`; ioredis (an optional peer dependency) is imported when the first fleet is made.
+ *
+ * @module mcp-switchboard/fleet
+ */
+import type { Redis } from "ioredis";
+import type { TokenStore } from "../auth/token-store.js";
+import { ConfigError } from "../jsonrpc/errors.js";
+import type { BoardFleet, FleetEvent, FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import { RedisGate } from "./gate.js";
+import { FleetLink } from "./link.js";
+import { FleetLists } from "./lists.js";
+import { redisTokenStore } from "./token-store.js";
+import { checkRedisUrl, maskedUrl } from "./url.js";
+
+export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "../switchboard/fleet-seam.js";
+export type { TokenStore } from "../auth/token-store.js";
+
+/** The key prefix when none is given: processes with the same Redis and prefix form one fleet. */
+export const DEFAULT_FLEET_PREFIX = "mcpsb";
+
+/** A fleet on Redis, as `redisFleet()` makes it. */
+export interface RedisFleet extends BoardFleet {
+  /** Every process with the same Redis and prefix is one fleet. */
+  readonly prefix: string;
+  /** This process's member id (host:pid:random). */
+  readonly member: string;
+  /** Redis answers now (false: each process enforces its share). */
+  readonly healthy: boolean;
+  /** Live members when last seen. */
+  readonly members: number;
+  /** The tool list a member last listed for `server` (undefined: none kept, or Redis away). */
+  keptTools(server: string): Promise<unknown[] | undefined>;
+  /** Resolves once Redis answered or was found unreachable, the first time. */
+  ready(): Promise<void>;
+}
+
+/** A fleet on Redis: `{ url }` (redis://, rediss://, unix:/path) or `{ client }` (an ioredis client, closed by its owner). */
+export function redisFleet(source: { url: string } | { client: Redis }, prefix: string = DEFAULT_FLEET_PREFIX): RedisFleet {
+  if (typeof prefix !== "string" || !/^[\w.-]+$/.test(prefix)) {
+    throw new ConfigError(`expected letters, digits, "_", "." or "-", found ${JSON.stringify(prefix)}`, { field: "fleet.prefix" });
+  }
+  const link =
+    "client" in source && source.client !== undefined
+      ? new FleetLink({ client: source.client, shown: "(the given client)" }, prefix)
+      : new FleetLink({ url: checkRedisUrl((source as { url: unknown }).url), shown: maskedUrl((source as { url: string }).url) }, prefix);
+  let store: TokenStore | undefined;
+  let lists: FleetLists | undefined;
+  const gates = new Map<string, RedisGate>();
+  return {
+    prefix,
+    get member() {
+      return link.member;
+    },
+    get healthy() {
+      return link.healthy;
+    },
+    get members() {
+      return link.members;
+    },
+    ready: () => link.settled,
+    tokenStore: () => (store ??= redisTokenStore(link)),
+    gate(server: string, limits: FleetLimits, circuit: { failureThreshold: number; cooldownMs: number }): FleetGate | undefined {
+      if (limits.maxConcurrency === undefined && limits.ratePerSecond === undefined && limits.breakerQuorum === undefined) return undefined;
+      let gate = gates.get(server);
+      if (gate === undefined) gates.set(server, (gate = new RedisGate(link, server, limits, circuit)));
+      return gate;
+    },
+    lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link)).watch(server, onRemoteChange),
+    /** The tool list a member of the fleet last listed for `server` (undefined: none kept, or Redis away). */
+    keptTools: (server: string) => (lists ??= new FleetLists(link)).tools(server),
+    onEvent(listener: (event: FleetEvent) => void) {
+      link.on("event", listener);
+      return () => void link.off("event", listener);
+    },
+    close: () => {
+      lists?.close();
+      return link.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * What one process enforces of a server's fleet limits while Redis is away: its share, the limit
+ * divided by the members it last saw alive (at least 1 call in flight, and a share of the rate), so a
+ * fleet that loses Redis stays near its limits instead of multiplying them.
+ */
+import type { FleetLimits } from "../switchboard/fleet-seam.js";
+
+export class LocalShare {
+  private running = 0;
+  private tokens: number;
+  private at = Date.now();
+  private readonly waiting: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly limits: FleetLimits,
+    private readonly members: () => number,
+  ) {
+    this.tokens = this.burst();
+  }
+
+  private max(): number {
+    const max = this.limits.maxConcurrency;
+    return max === undefined ? Infinity : Math.max(1, Math.floor(max / this.members()));
+  }
+
+  private rate(): number {
+    const rate = this.limits.ratePerSecond;
+    return rate === undefined ? Infinity : rate / this.members();
+  }
+
+  private burst(): number {
+    const rate = this.limits.ratePerSecond;
+    if (rate === undefined) return Infinity;
+    return Math.max(1, (this.limits.burst ?? rate) / this.members());
+  }
+
+  /** Resolves when this process's share lets one more call start. */
+  acquire(): Promise<void> {
+    if (this.waiting.length === 0 && this.take()) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule(0);
+    });
+  }
+
+  release(): void {
+    this.running--;
+    this.drain();
+  }
+
+  private take(): boolean {
+    if (this.running >= this.max()) return false;
+    const rate = this.rate();
+    if (rate !== Infinity) {
+      const now = Date.now();
+      this.tokens = Math.min(this.burst(), this.tokens + ((now - this.at) * rate) / 1000);
+      this.at = now;
+      if (this.tokens < 1) return false;
+      this.tokens--;
+    }
+    this.running++;
+    return true;
+  }
+
+  private drain(): void {
+    while (this.waiting.length > 0 && this.take()) this.waiting.shift()!();
+    if (this.waiting.length > 0 && this.running < this.max()) this.schedule(Math.ceil(((1 - this.tokens) * 1000) / this.rate()));
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.drain();
+    }, ms);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * How a Switchboard joins a fleet (fleet-seam.ts), kept out of switchboard.ts: OAuth entries that
+ * name no store of their own use the fleet's token store, servers share list changes and those with a
+ * `fleet` object get a gate, the fleet's events become the board's `fleet` events, and a fleet the
+ * board built from its config is closed once the board's servers have stopped.
+ */
+import { OAuthProvider, oauth } from "../auth/oauth.js";
+import { oauthFromConfig } from "../auth/config.js";
+import type { SwitchboardConfig } from "./config-types.js";
+import type { EventEmitter } from "eventemitter3";
+import type { FromConfigOptions } from "./board-options.js";
+import type { SwitchboardEvents } from "./events.js";
+import { loadFleet, type BoardFleet } from "./fleet-seam.js";
+import type { RunnableEntry, ServerRuntime } from "./server-runtime.js";
+
+/** Fleets a board built from its own config, so closed by it. */
+const owned = new WeakSet<BoardFleet>();
+
+/** The fleet a board built from a config uses: the caller's, else one made from the config's `fleet`. */
+export async function fleetFor(config: SwitchboardConfig, given: BoardFleet | undefined): Promise<BoardFleet | undefined> {
+  if (given !== undefined || config.fleet === undefined) return given;
+  const fleet = await loadFleet(config.fleet);
+  owned.add(fleet);
+  return fleet;
+}
+
+/** The entry with the fleet's token store in place of the process's, where it named none. */
+export function withFleetStore(entry: RunnableEntry, fleet: BoardFleet | undefined): RunnableEntry {
+  if (fleet === undefined || entry.type === "stdio") return entry;
+  if (entry.auth instanceof OAuthProvider && entry.auth.options.store === undefined) {
+    return { ...entry, auth: oauth({ ...entry.auth.options, store: fleet.tokenStore() }) };
+  }
+  if (entry.auth === undefined && entry.oauth !== undefined && entry.oauth.tokenFile === undefined) {
+    return { ...entry, auth: oauthFromConfig(entry.oauth, { store: fleet.tokenStore() }) };
+  }
+  return entry;
+}
+
+/** The config and the board's options, with the fleet the config asks for when the options give none. */
+export async function withConfigFleet(loading: Promise<SwitchboardConfig>, options: FromConfigOptions): Promise<[SwitchboardConfig, FromConfigOptions]> {
+  const config = await loading;
+  return [config, { ...options, fleet: await fleetFor(config, options.fleet) }];
+}
+
+/** Per board: its fleet events' unsubscribe, and how many of its servers have not stopped yet. */
+const joined = new WeakMap<object, { off: () => void; running: number }>();
+
+/**
+ * Joins one server of a board to the fleet: its list changes are shared, its `fleet` limits get a
+ * gate, the fleet's events become the board's `fleet` events; when the board's last server has
+ * stopped the board leaves (a fleet it built from its config is closed).
+ */
+export function joinFleet(runtime: ServerRuntime, fleet: BoardFleet | undefined, board: EventEmitter<SwitchboardEvents>): ServerRuntime {
+  if (fleet === undefined) return runtime;
+  let membership = joined.get(board);
+  if (membership === undefined) joined.set(board, (membership = { off: fleet.onEvent((event) => board.emit("fleet", event)), running: 0 }));
+  runtime.fleetLists = fleet.lists(runtime.name, () => runtime.relist());
+  const limits = runtime.entry.fleet;
+  if (limits !== undefined) runtime.fleetGate = fleet.gate(runtime.name, limits, runtime.entry.circuit);
+  if (runtime.state === "disabled") return runtime;
+  const counted = membership;
+  counted.running++;
+  runtime.onStopped = () => {
+    if (--counted.running > 0) return;
+    counted.off();
+    if (owned.has(fleet)) void fleet.close();
+  };
+  return runtime;
+}
