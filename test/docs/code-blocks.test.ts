@@ -97,8 +97,8 @@ describe("the documentation's TypeScript", () => {
 });
 
 /**
- * Every entry point of package.json "exports" mapped to its source file ("./dist/x.d.ts" is src/x.ts), so a
- * block checks against src/ whether or not dist/ was built (a fresh clone has none).
+ * Every entry point of package.json "exports" mapped to its source file (the types under dist/ become the
+ * same path under src/ with .ts), so a block checks against src/ whether or not dist/ was built (a fresh clone has none).
  */
 function sourcePaths(src: string): Record<string, string[]> {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, string | { types?: string }> };
