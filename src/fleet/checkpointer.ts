@@ -4,13 +4,16 @@
  * - `<prefix>:run:<runId>`: a hash, `rev` (the revision) and `data` (the run state as JSON text, whole:
  *   one HSET per save, and a 50-message trace is a few tens of kB); no TTL, kept until `delete`;
  * - `<prefix>:run-lease:<runId>`: the lease, `SET NX PX` with the owner as its value, expiring after the
- *   ttl the run asks for (renewed by its owner, released only by its owner: scripts in Lua);
+ *   ttl the run asks for (renewed by its owner, released only by its owner: scripts in Lua); a lease
+ *   whose owner was a process of this host that is gone (kill -9) is taken over at once, by a script
+ *   that checks the dead owner still holds it;
  * - `<prefix>:runs`: a sorted set of the run ids with a checkpoint (score: Redis time of the last save),
  *   what `list` reads (one ZRANGE, not a SCAN over the whole keyspace); no TTL.
  * A save is one Lua script: the revision check, the write and the index entry happen atomically.
  * While Redis is away every call fails at once with a `CheckpointError` (reason "io") naming the URL
  * with its password masked: unlike limits, a checkpoint has no local fallback that would survive.
  */
+import { hostname } from "node:os";
 import { CheckpointError, type Checkpointer, type CheckpointErrorReason } from "../agents/checkpointer.js";
 import { checkRunState, isRunId, type RunState } from "../agents/run-state.js";
 import { ConfigError } from "../jsonrpc/errors.js";
@@ -79,7 +82,13 @@ export function redisCheckpointer(link: FleetLink): Checkpointer {
     },
     lease(runId, owner, ttlMs) {
       runKey(runId);
-      return redis(runId, "lease", async (client) => (await client.sbLeaseRun(leaseKey(runId), owner, ttlMs)) === 1);
+      return redis(runId, "lease", async (client) => {
+        const holder = await client.sbLeaseRun(leaseKey(runId), owner, ttlMs);
+        if (holder === 1) return true;
+        // Like the file checkpointer: a holder that was a process of this host that is gone (kill -9)
+        // frees the run at once instead of after its lease expires.
+        return typeof holder === "string" && isDeadHere(holder) && (await client.sbLeaseRun(leaseKey(runId), owner, ttlMs, holder)) === 1;
+      });
     },
     release(runId, owner) {
       runKey(runId);
@@ -95,4 +104,21 @@ export function redisCheckpointer(link: FleetLink): Checkpointer {
       });
     },
   };
+}
+
+/**
+ * Whether a lease owner (`host:pid:random`, as runAgent makes it) names a process of this host that no
+ * longer exists. Another host's, or an owner in another form, is never judged dead: its expiry decides.
+ */
+function isDeadHere(owner: string): boolean {
+  const match = /^(.*):(\d+):[^:]*$/.exec(owner);
+  if (match === null || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }

@@ -144,10 +144,15 @@ redis.call('ZADD', KEYS[2], now, ARGV[3])
 return rev + 1
 `;
 
-/** Takes a run's lease, or renews it for the owner that holds it; 0 when another owner holds it. KEYS: lease. ARGV: owner, ms. */
+/**
+ * Takes a run's lease, or renews it for the owner that holds it. KEYS: lease. ARGV: owner, ms, and
+ * optionally a holder found dead: its lease is taken over only if it still holds it.
+ * Returns 1, or the owner that holds it.
+ */
 const LEASE_RUN = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`;
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] or (ARGV[3] and holder == ARGV[3]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return holder or ''`;
 
 export const SCRIPTS = {
   sbPermit: { numberOfKeys: 7, lua: PERMIT },
@@ -171,5 +176,5 @@ export interface FleetCommands {
   sbRenew(...args: Array<string | number>): Promise<number>;
   sbRelease(...args: Array<string | number>): Promise<number>;
   sbSaveRun(...args: Array<string | number>): Promise<number>;
-  sbLeaseRun(...args: Array<string | number>): Promise<number>;
+  sbLeaseRun(...args: Array<string | number>): Promise<number | string>;
 }

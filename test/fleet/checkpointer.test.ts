@@ -5,6 +5,8 @@
  * a corrupted or foreign value is a typed error naming the run, and an unreachable Redis is a
  * CheckpointError with reason "io" naming the URL with its password masked, at once.
  */
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet, type RedisFleet } from "../../src/fleet/index.js";
@@ -63,6 +65,20 @@ describe.skipIf(!redisAvailable)("fleet.checkpointer() (real Redis)", () => {
       // A run id with ":" cannot reach another run's lease key.
       await checkpointer.save("k1:x", stateOf("k1:x"), 0);
       expect((await checkpointer.list()).sort()).toEqual(["k1", "k1:x"]);
+    }));
+
+  it("a lease whose owner was a process of this host that is gone is free at once; a live or remote one holds", () =>
+    withFleet(async (fleet, client) => {
+      const checkpointer = fleet.checkpointer();
+      const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+      const lease = `${fleet.prefix}:run-lease:held`;
+      await client.set(lease, `${hostname()}:${gone}:dead0000`, "PX", 60_000);
+      expect(await checkpointer.lease("held", `${hostname()}:${process.pid}:me`, 60_000)).toBe(true);
+      expect(await client.get(lease)).toBe(`${hostname()}:${process.pid}:me`);
+      // This live process's lease under another owner, and a dead pid on another host, still hold.
+      expect(await checkpointer.lease("held", "third", 60_000)).toBe(false);
+      await client.set(lease, `another-host.example:${gone}:x`, "PX", 60_000);
+      expect(await checkpointer.lease("held", "third", 60_000)).toBe(false);
     }));
 
   it("two prefixes on one Redis are two separate stores", async () => {
