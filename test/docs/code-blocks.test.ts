@@ -86,6 +86,7 @@ describe("the documentation's TypeScript", () => {
         "mcp-switchboard/ai": [join(src, "agents/bridges/ai.ts")],
         "mcp-switchboard/langchain": [join(src, "agents/bridges/langchain.ts")],
         "mcp-switchboard/telemetry": [join(src, "telemetry/index.ts")],
+        "mcp-switchboard/fleet": [join(src, "fleet/index.ts")],
       },
     });
     const problems = ts

@@ -1,5 +1,5 @@
 /**
- * `fleet.checkpointer()` on a real Redis: the shared Checkpointer contract (checkpointer-contract.ts),
+ * `fleet.checkpointer()` on a real Redis: the shared Checkpointer contract (test/durable/checkpointer-contract.ts),
  * then what only Redis promises: the keys it uses under the prefix (no TTL on the checkpoint, the
  * lease's TTL is the one asked for), two fleets with different prefixes never see each other's runs,
  * a corrupted or foreign value is a typed error naming the run, and an unreachable Redis is a
