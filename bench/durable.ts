@@ -160,7 +160,12 @@ await fleet.close();
 await redis.stop();
 
 const m = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)])) as Record<keyof typeof samples, number>;
-const perStep = { memory: (m.memory - m.none) / TURNS, file: (m.file - m.none) / TURNS, noSync: (m.noSync - m.none) / TURNS, redis: (m.redis - m.none) / TURNS };
+const perStep = {
+  memory: (m.memory - m.none) / TURNS,
+  file: (m.file - m.none) / TURNS,
+  noSync: (m.noSync - m.none) / TURNS,
+  redis: (m.redis - m.none) / TURNS,
+};
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
 const messages = state.messages.length;
 console.log(`${describeMachine(started)}\n${messages}-message state: ${bytes.toLocaleString("en-US")} bytes of JSON; ${TURNS}-turn run: ${revisions} saves\n`);
@@ -199,13 +204,23 @@ writeResult(
         {
           title: "per step of a run",
           unit: "ms",
-          groups: [{ label: `${TURNS}-turn run`, values: { memory: r3(perStep.memory), file: r3(perStep.file), "file, fsync: false": r3(perStep.noSync), redis: r3(perStep.redis) } }],
+          groups: [
+            {
+              label: `${TURNS}-turn run`,
+              values: { memory: r3(perStep.memory), file: r3(perStep.file), "file, fsync: false": r3(perStep.noSync), redis: r3(perStep.redis) },
+            },
+          ],
           threshold: { value: 2, label: "goal: file < 2 ms" },
         },
         {
           title: "per save",
           unit: "ms",
-          groups: [{ label: `${messages}-message state`, values: { memory: r3(m.saveMemory), file: r3(m.saveFile), "file, fsync: false": r3(m.saveNoSync), redis: r3(m.saveRedis) } }],
+          groups: [
+            {
+              label: `${messages}-message state`,
+              values: { memory: r3(m.saveMemory), file: r3(m.saveFile), "file, fsync: false": r3(m.saveNoSync), redis: r3(m.saveRedis) },
+            },
+          ],
         },
       ],
     },

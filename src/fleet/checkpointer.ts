@@ -59,7 +59,11 @@ export function redisCheckpointer(link: FleetLink): Checkpointer {
         try {
           state = JSON.parse(data);
         } catch (error) {
-          throw new CheckpointError(`The checkpoint of run ${runId} in Redis ${link.shown}: the key ${key} is not JSON`, { runId, reason: "corrupt", cause: error });
+          throw new CheckpointError(`The checkpoint of run ${runId} in Redis ${link.shown}: the key ${key} is not JSON`, {
+            runId,
+            reason: "corrupt",
+            cause: error,
+          });
         }
         return { state: checkRunState(state, runId, `The checkpoint ${key} in Redis ${link.shown}`), revision };
       });

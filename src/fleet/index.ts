@@ -19,6 +19,7 @@ import { checkRedisUrl, maskedUrl } from "./url.js";
 
 export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "../switchboard/fleet-seam.js";
 export type { TokenStore } from "../auth/token-store.js";
+export type { Checkpointer } from "../agents/checkpointer.js";
 
 /** The key prefix when none is given: processes with the same Redis and prefix form one fleet. */
 export const DEFAULT_FLEET_PREFIX = "mcpsb";
