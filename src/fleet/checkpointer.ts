@@ -19,7 +19,14 @@ import { checkRunState, isRunId, type RunState } from "../agents/run-state.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { maskSecrets, type FleetClient, type FleetLink } from "./link.js";
 
-export function redisCheckpointer(link: FleetLink): Checkpointer {
+/**
+ * Longest a checkpoint command may go unanswered (a Redis that accepted the connection and stopped
+ * answering: no error, no close). A save that times out may still land later; the run has stopped
+ * before sending the calls it named, so a resume sees them as of unknown outcome, never sent twice.
+ */
+export const CHECKPOINT_TIMEOUT_MS = 10_000;
+
+export function redisCheckpointer(link: FleetLink, timeoutMs = CHECKPOINT_TIMEOUT_MS): Checkpointer {
   const runKey = (runId: string) => {
     if (!isRunId(runId)) throw new ConfigError(`expected a run id, found ${JSON.stringify(runId)}`, { field: "runId" });
     return link.key("run", runId);
@@ -35,7 +42,16 @@ export function redisCheckpointer(link: FleetLink): Checkpointer {
       throw new CheckpointError(`Cannot ${action} run ${runId || "(all)"}: Redis ${link.shown} is unreachable`, { runId, reason: "io" });
     }
     try {
-      return await work(client);
+      // One timer per checkpoint command (a few per step of a run, not per MCP request).
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        return await Promise.race([work(client), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (error) {
       if (error instanceof CheckpointError) throw error;
       link.failed(error);

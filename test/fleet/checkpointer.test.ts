@@ -9,7 +9,9 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisCheckpointer } from "../../src/fleet/checkpointer.js";
 import { redisFleet, type RedisFleet } from "../../src/fleet/index.js";
+import { FleetLink } from "../../src/fleet/link.js";
 import { CheckpointError, ConfigError } from "../../src/index.js";
 import { checkpointerContract, stateOf } from "../durable/checkpointer-contract.js";
 import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
@@ -166,6 +168,32 @@ describe.skipIf(!redisAvailable)("fleet.checkpointer() without Redis", () => {
       expect(await checkpointer.save("k", stateOf("k"), 0)).toBe(1);
     } finally {
       await fleet.close();
+      await own.stop();
+    }
+  });
+});
+
+describe.skipIf(!redisAvailable)("fleet.checkpointer() on a Redis that stops answering", () => {
+  it("a command with no answer is a CheckpointError io after the timeout, not a hang", async () => {
+    const own = await startRedis();
+    if (own.process === undefined) return; // REDIS_URL: not ours to stop
+    const link = new FleetLink({ url: own.url, shown: own.url }, nextPrefix());
+    try {
+      await link.settled;
+      const checkpointer = redisCheckpointer(link, 300);
+      expect(await checkpointer.save("s", stateOf("s"), 0)).toBe(1);
+      own.process.kill("SIGSTOP");
+      const error = await checkpointer.load("s").catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: "CheckpointError", reason: "io", runId: "s" });
+      expect((error as Error).message).toContain("no answer within 300 ms");
+      own.process.kill("SIGCONT");
+      const deadline = Date.now() + 10_000;
+      let loaded = await checkpointer.load("s").catch(() => undefined);
+      while (loaded === undefined && Date.now() < deadline) loaded = await checkpointer.load("s").catch(() => undefined);
+      expect(loaded?.revision).toBe(1);
+    } finally {
+      own.process.kill("SIGCONT");
+      await link.close();
       await own.stop();
     }
   });
