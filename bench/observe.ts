@@ -10,22 +10,33 @@
 import { fileURLToPath } from "node:url";
 import { ECHO_ARGS } from "./lib/echo-clients.js";
 import { MEMORY, respond, STDIO } from "./lib/memory-responder.js";
-import type { ServerInit } from "../src/index.js";
+import type { Observer, ServerInit } from "../src/index.js";
 import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { cellName, OURS, round2, runMatrix, type BenchServer, type Caller, type ClientFactory } from "./lib/throughput-matrix.js";
 
 const NO_PAGE = "observer on, no page";
 const PAGE = "observer on, page open";
 
-/** Reads a page's event stream until closed, as a browser tab would; counts the snapshots. */
-function openPage(url: string): { close(): Promise<number> } {
+/**
+ * Reads a page's event stream until closed, as a browser tab would; counts the snapshots. `opened`
+ * settles with the first snapshot: a round measures a page that is open, not one still connecting.
+ */
+function openPage(url: string): { opened: Promise<void>; close(): Promise<number> } {
   const controller = new AbortController();
   let frames = 0;
+  let first: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (first = resolve));
   const reading = (async () => {
     const response = await fetch(new URL("events", url), { signal: controller.signal });
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) frames += countFrames(chunk);
-  })().catch(() => {});
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      frames += countFrames(chunk);
+      if (frames > 0) first();
+    }
+  })()
+    .catch(() => {})
+    .finally(first);
   return {
+    opened,
     close: async () => {
       controller.abort();
       await reading;
@@ -56,6 +67,7 @@ function board(observer: "off" | "no page" | "page"): ClientFactory {
     await instance.start();
     const watching = observer === "off" ? undefined : await instance.observe({ port: 0 });
     const page = observer === "page" && watching ? openPage(watching.url) : undefined;
+    await page?.opened;
     return {
       call: () => instance.callTool("s__echo", ECHO_ARGS),
       close: async () => {
@@ -98,9 +110,9 @@ console.log(`(the open pages received ${pageFrames} snapshots in all)`);
  * The tap's own CPU per call, away from any I/O: awaiting an already-settled promise bare and through
  * the observer's tap, the best of several runs each (the least disturbed by a shared machine).
  */
-async function tapCost(): Promise<{ bareNs: number; tappedNs: number }> {
+async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs: number }> {
   const instance = new Switchboard({ servers: { s: { command: process.execPath, args: ["-e", ""], disabled: true } } });
-  const observer = await instance.observe({ port: 0 });
+  const observer = (await instance.observe({ port: 0 })) as Observer;
   const tap = instance.callTap!;
   const result = { content: [] };
   const n = 500_000;
@@ -113,8 +125,16 @@ async function tapCost(): Promise<{ bareNs: number; tappedNs: number }> {
     for (let i = 0; i < n; i++) await tap.called("s__echo", ECHO_ARGS, Promise.resolve(result));
     best.tapped = Math.min(best.tapped, ((performance.now() - started) * 1e6) / n);
   }
+  // What an open page costs per tick: the snapshot of a full ring of calls, as JSON, best of 7 runs of 200.
+  let snapshot = Infinity;
+  for (let run = 0; run < 7; run++) {
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) JSON.stringify(observer.snapshot());
+    snapshot = Math.min(snapshot, ((performance.now() - started) * 1000) / 200);
+  }
   await observer.close();
-  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped) };
+  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped), snapshotUs: Math.round(snapshot) };
 }
 const cost = await tapCost();
 console.log(`the tap alone: ${cost.tappedNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.tappedNs} ns tapped; best of 7 runs of 500,000)`);
+console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);

@@ -9,12 +9,15 @@ import type { EventEmitter } from "eventemitter3";
 import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { AgentRuns } from "./agent-runs.js";
+import { burstNow } from "./clock.js";
 import { CallStats } from "./stats.js";
 import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
 
 const KEPT_CALLS = 50;
 const TIME_ORIGIN = performance.timeOrigin;
 const KEPT_LIFECYCLE = 50;
+/** Pendings kept for reuse: enough for the concurrency of a busy board; beyond it a call makes one. */
+const KEPT_IDLE = 1024;
 
 /** One finished call, kept by reference until a snapshot formats it. */
 interface CallRecord {
@@ -27,11 +30,29 @@ interface CallRecord {
   args: Record<string, unknown> | undefined;
 }
 
+/** One call in flight, reused once its call settles: its two reactions are made with it, not per call. */
+class Pending {
+  name = "";
+  started = 0;
+  args: Record<string, unknown> | undefined;
+  constructor(private readonly model: BoardModel) {}
+  readonly ok = (result: unknown): void => {
+    this.model.finished(this, (result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok", undefined);
+  };
+  readonly failed = (error: unknown): void => {
+    this.model.finished(this, "failed", error);
+  };
+}
+
 export class BoardModel implements CallTap {
   private readonly stats = new Map<string, CallStats>();
   private readonly serverOfName = new Map<string, string | undefined>();
   private readonly calls: CallRecord[] = [];
   private nextCall = 0;
+  /** Pendings whose calls settled, ready for the next calls. */
+  private readonly idle: Pending[] = [];
+  private lastName: string | undefined;
+  private lastServer: string | undefined;
   private readonly lifecycle: LifecycleView[] = [];
   private readonly lastExit = new Map<string, { at: number; reason: string }>();
   private readonly lastSession = new Map<string, Session>();
@@ -73,24 +94,24 @@ export class BoardModel implements CallTap {
   // ---- the tap: on every tool call's path ----------------------------------------------------------
 
   called<T>(name: string, given: Record<string, unknown> | undefined, call: Promise<T>): Promise<T> {
-    const started = performance.now();
+    const pending = this.idle.pop() ?? new Pending(this);
+    pending.name = name;
     // Arguments are kept (by reference, until a snapshot formats them) only when they will be shown.
-    const args = this.capture ? given : undefined;
-    return call.then(
-      (result) => {
-        this.finished(name, args, started, (result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok", undefined);
-        return result;
-      },
-      (error: unknown) => {
-        this.finished(name, args, started, "failed", error);
-        throw error;
-      },
-    );
+    pending.args = this.capture ? given : undefined;
+    pending.started = burstNow();
+    // A side reaction, not a link in the caller's chain: the caller awaits the board's own promise, so
+    // the tap adds no microtask hop to its call, and the reactions are the pending's own, made once.
+    void call.then(pending.ok, pending.failed);
+    return call;
   }
 
-  private finished(name: string, args: Record<string, unknown> | undefined, started: number, outcome: CallView["outcome"], error: unknown): void {
-    const ended = performance.now();
-    const ms = ended - started;
+  /** @internal Called by a Pending as its call settles. */
+  finished(pending: Pending, outcome: CallView["outcome"], error: unknown): void {
+    const ended = burstNow();
+    const ms = ended - pending.started;
+    const { name, args } = pending;
+    pending.args = undefined;
+    if (this.idle.length < KEPT_IDLE) this.idle.push(pending);
     // The wall clock from the monotonic one: one clock read per end instead of two.
     const now = TIME_ORIGIN + ended;
     const server = this.serverOf(name);
@@ -109,19 +130,28 @@ export class BoardModel implements CallTap {
       record.error = error;
       record.args = args;
     }
-    this.nextCall = (this.nextCall + 1) % KEPT_CALLS;
+    this.nextCall = this.nextCall + 1 === KEPT_CALLS ? 0 : this.nextCall + 1;
   }
 
   /** The server a qualified name belongs to (the longest server name that prefixes it), remembered. */
   private serverOf(name: string): string | undefined {
-    if (this.serverOfName.has(name)) return this.serverOfName.get(name);
+    // The same tool again (a loop, a benchmark) is one string comparison.
+    if (name === this.lastName) return this.lastServer;
+    const known = this.serverOfName.get(name);
+    if (known !== undefined || this.serverOfName.has(name)) return this.remember(name, known);
     let found: string | undefined;
     for (const server of this.board.serverNames) {
       if (name.startsWith(server + this.board.separator) && (found === undefined || server.length > found.length)) found = server;
     }
     // Bounded: a caller inventing names must not grow it without end.
     if (this.serverOfName.size < 10_000) this.serverOfName.set(name, found);
-    return found;
+    return this.remember(name, found);
+  }
+
+  private remember(name: string, server: string | undefined): string | undefined {
+    this.lastName = name;
+    this.lastServer = server;
+    return server;
   }
 
   // ---- agent runs --------------------------------------------------------------------------------------

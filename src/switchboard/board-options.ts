@@ -12,7 +12,7 @@ import type { ServerEntryInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardHooks } from "./hooks.js";
 import type { BoardFleet } from "./fleet-seam.js";
 import type { WhileRestarting } from "./router.js";
-import type { ServerRuntime, ServerState } from "./server-runtime.js";
+import type { ServerState } from "./server-runtime.js";
 import type { PinToolsOption } from "./tool-pins.js";
 import type { PrincipalSettings } from "./principals.js";
 
