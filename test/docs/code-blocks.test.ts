@@ -81,13 +81,7 @@ describe("the documentation's TypeScript", () => {
       skipLibCheck: true,
       esModuleInterop: true,
       baseUrl: root,
-      paths: {
-        "mcp-switchboard": [join(src, "index.ts")],
-        "mcp-switchboard/ai": [join(src, "agents/bridges/ai.ts")],
-        "mcp-switchboard/langchain": [join(src, "agents/bridges/langchain.ts")],
-        "mcp-switchboard/telemetry": [join(src, "telemetry/index.ts")],
-        "mcp-switchboard/fleet": [join(src, "fleet/index.ts")],
-      },
+      paths: sourcePaths(src),
     });
     const problems = ts
       .getPreEmitDiagnostics(program)
@@ -101,3 +95,18 @@ describe("the documentation's TypeScript", () => {
     expect(problems, `in ${relative(root, scratch)}`).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * Every entry point of package.json "exports" mapped to its source file ("./dist/x.d.ts" is src/x.ts), so a
+ * block checks against src/ whether or not dist/ was built (a fresh clone has none).
+ */
+function sourcePaths(src: string): Record<string, string[]> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, string | { types?: string }> };
+  const paths: Record<string, string[]> = {};
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    const types = typeof target === "string" ? undefined : target.types;
+    if (types === undefined) continue;
+    paths[key === "." ? "mcp-switchboard" : `mcp-switchboard/${key.slice(2)}`] = [join(src, types.replace(/^\.\/dist\//, "").replace(/\.d\.ts$/, ".ts"))];
+  }
+  return paths;
+}
