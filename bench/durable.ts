@@ -8,6 +8,8 @@
  *   host and a scripted model, so the loop's own work is small: (time with a checkpointer - time
  *   without) / 25 is what checkpointing adds per step, with the saves a step really makes (before
  *   its calls are sent, after they end; coalesced).
+ * The Redis checkpointer (`fleet.checkpointer()`, a private redis-server on a unix socket, see
+ * test/helpers/redis.ts) is one Lua script per save with the whole state as its argument.
  * The file checkpointer writes the whole state each time (see src/durable/file-checkpointer.ts): on
  * this disk the flush dominates, and an appended log would pay the same flush per step.
  * Rounds interleave the variants; medians are kept. `npx tsx bench/durable.ts` (BENCH_DIST=1: dist/).
@@ -16,6 +18,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as Source from "../src/index.js";
+import { redisFleet } from "../src/fleet/index.js";
+import { startRedis } from "../test/helpers/redis.js";
 import { describeMachine, machine, writeResult } from "./lib/results.js";
 import { table } from "./lib/stats.js";
 
@@ -29,6 +33,9 @@ const RESULT_TEXT = "x".repeat(400);
 
 const started = machine();
 const dir = mkdtempSync(join(tmpdir(), "bench-durable-"));
+const redis = await startRedis();
+const fleet = redisFleet({ url: redis.url }, `bench-durable-${Date.now()}`);
+await fleet.ready();
 
 /** user, then per turn an assistant tool call and its result: 1 + 2 * turns messages. */
 function trace(turns: number): Source.TraceMessage[] {
@@ -63,10 +70,16 @@ const state: Source.RunState = {
 };
 const bytes = Buffer.byteLength(JSON.stringify(state));
 
-type Variant = "none" | "memory" | "file" | "file, fsync: false";
+type Variant = "none" | "memory" | "file" | "file, fsync: false" | "redis";
 let runCount = 0;
 const checkpointerOf = (variant: Variant): Source.Checkpointer | undefined =>
-  variant === "memory" ? memoryCheckpointer() : variant === "none" ? undefined : fileCheckpointer(join(dir, `runs-${runCount}`), { fsync: variant === "file" });
+  variant === "memory"
+    ? memoryCheckpointer()
+    : variant === "redis"
+      ? fleet.checkpointer()
+      : variant === "none"
+        ? undefined
+        : fileCheckpointer(join(dir, `runs-${runCount}`), { fsync: variant === "file" });
 
 /** ms per save of the 50-message state. */
 async function saves(variant: Exclude<Variant, "none">): Promise<number> {
@@ -117,11 +130,13 @@ const samples = {
   saveMemory: [] as number[],
   saveFile: [] as number[],
   saveNoSync: [] as number[],
+  saveRedis: [] as number[],
   serialize: [] as number[],
   none: [] as number[],
   memory: [] as number[],
   file: [] as number[],
   noSync: [] as number[],
+  redis: [] as number[],
 };
 let revisions = 0;
 await run("none");
@@ -130,18 +145,27 @@ for (let round = 0; round < ROUNDS; round++) {
   samples.saveMemory.push(await saves("memory"));
   samples.saveFile.push(await saves("file"));
   samples.saveNoSync.push(await saves("file, fsync: false"));
+  samples.saveRedis.push(await saves("redis"));
   samples.serialize.push(serialize());
   samples.none.push((await run("none")).ms);
   samples.memory.push((await run("memory")).ms);
   const file = await run("file");
   samples.file.push(file.ms);
   samples.noSync.push((await run("file, fsync: false")).ms);
+  samples.redis.push((await run("redis")).ms);
   revisions = file.revision;
 }
 rmSync(dir, { recursive: true, force: true });
+await fleet.close();
+await redis.stop();
 
 const m = Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)])) as Record<keyof typeof samples, number>;
-const perStep = { memory: (m.memory - m.none) / TURNS, file: (m.file - m.none) / TURNS, noSync: (m.noSync - m.none) / TURNS };
+const perStep = {
+  memory: (m.memory - m.none) / TURNS,
+  file: (m.file - m.none) / TURNS,
+  noSync: (m.noSync - m.none) / TURNS,
+  redis: (m.redis - m.none) / TURNS,
+};
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
 const messages = state.messages.length;
 console.log(`${describeMachine(started)}\n${messages}-message state: ${bytes.toLocaleString("en-US")} bytes of JSON; ${TURNS}-turn run: ${revisions} saves\n`);
@@ -152,12 +176,13 @@ console.log(
       ["memory (JSON text)", r3(m.saveMemory), r3(perStep.memory)],
       ["file (temp file, flush, rename, directory flush)", r3(m.saveFile), r3(perStep.file)],
       ["file, fsync: false (survives the process, not a power cut)", r3(m.saveNoSync), r3(perStep.noSync)],
+      ["redis (fleet.checkpointer(), one Lua script per save)", r3(m.saveRedis), r3(perStep.redis)],
       ["of which serializing the state", r3(m.serialize), "—"],
     ],
   ),
 );
 console.log(
-  `\nrunAgent of ${TURNS} turns: ${r3(m.none)} ms without a checkpointer, ${r3(m.memory)} ms memory, ${r3(m.file)} ms file, ${r3(m.noSync)} ms file without flushes (medians of ${ROUNDS} rounds)`,
+  `\nrunAgent of ${TURNS} turns: ${r3(m.none)} ms without a checkpointer, ${r3(m.memory)} ms memory, ${r3(m.file)} ms file, ${r3(m.noSync)} ms file without flushes, ${r3(m.redis)} ms redis (medians of ${ROUNDS} rounds)`,
 );
 
 writeResult(
@@ -169,6 +194,7 @@ writeResult(
       { checkpointer: "memory", saveMs: r3(m.saveMemory), perStepMs: r3(perStep.memory) },
       { checkpointer: "file", saveMs: r3(m.saveFile), perStepMs: r3(perStep.file), serializeMs: r3(m.serialize), savesPerRun: revisions },
       { checkpointer: "file, fsync: false", saveMs: r3(m.saveNoSync), perStepMs: r3(perStep.noSync) },
+      { checkpointer: "redis", saveMs: r3(m.saveRedis), perStepMs: r3(perStep.redis) },
     ],
     ratios: {},
     targets: { "checkpoint-file-step-ms": perStep.file },
@@ -178,13 +204,23 @@ writeResult(
         {
           title: "per step of a run",
           unit: "ms",
-          groups: [{ label: `${TURNS}-turn run`, values: { memory: r3(perStep.memory), file: r3(perStep.file), "file, fsync: false": r3(perStep.noSync) } }],
+          groups: [
+            {
+              label: `${TURNS}-turn run`,
+              values: { memory: r3(perStep.memory), file: r3(perStep.file), "file, fsync: false": r3(perStep.noSync), redis: r3(perStep.redis) },
+            },
+          ],
           threshold: { value: 2, label: "goal: file < 2 ms" },
         },
         {
           title: "per save",
           unit: "ms",
-          groups: [{ label: `${messages}-message state`, values: { memory: r3(m.saveMemory), file: r3(m.saveFile), "file, fsync: false": r3(m.saveNoSync) } }],
+          groups: [
+            {
+              label: `${messages}-message state`,
+              values: { memory: r3(m.saveMemory), file: r3(m.saveFile), "file, fsync: false": r3(m.saveNoSync), redis: r3(m.saveRedis) },
+            },
+          ],
         },
       ],
     },

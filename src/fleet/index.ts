@@ -6,10 +6,12 @@
  * @module mcp-switchboard/fleet
  */
 import type { Redis } from "ioredis";
+import type { Checkpointer } from "../agents/checkpointer.js";
 import type { TokenStore } from "../auth/token-store.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { BoardFleet, FleetEvent, FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { RedisGate } from "./gate.js";
+import { redisCheckpointer } from "./checkpointer.js";
 import { FleetLink } from "./link.js";
 import { FleetLists } from "./lists.js";
 import { redisTokenStore } from "./token-store.js";
@@ -17,6 +19,7 @@ import { checkRedisUrl, maskedUrl } from "./url.js";
 
 export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "../switchboard/fleet-seam.js";
 export type { TokenStore } from "../auth/token-store.js";
+export type { Checkpointer } from "../agents/checkpointer.js";
 
 /** The key prefix when none is given: processes with the same Redis and prefix form one fleet. */
 export const DEFAULT_FLEET_PREFIX = "mcpsb";
@@ -35,6 +38,8 @@ export interface RedisFleet extends BoardFleet {
   keptTools(server: string): Promise<unknown[] | undefined>;
   /** Resolves once Redis answered or was found unreachable, the first time. */
   ready(): Promise<void>;
+  /** Durable-run checkpoints in this Redis under the prefix (see src/fleet/checkpointer.ts); no local fallback. */
+  checkpointer(): Checkpointer;
 }
 
 /** A fleet on Redis: `{ url }` (redis://, rediss://, unix:/path) or `{ client }` (an ioredis client, closed by its owner). */
@@ -47,6 +52,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
       ? new FleetLink({ client: source.client, shown: "(the given client)" }, prefix)
       : new FleetLink({ url: checkRedisUrl((source as { url: unknown }).url), shown: maskedUrl((source as { url: string }).url) }, prefix);
   let store: TokenStore | undefined;
+  let checkpoints: Checkpointer | undefined;
   let lists: FleetLists | undefined;
   const gates = new Map<string, RedisGate>();
   return {
@@ -62,6 +68,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
     },
     ready: () => link.settled,
     tokenStore: () => (store ??= redisTokenStore(link)),
+    checkpointer: () => (checkpoints ??= redisCheckpointer(link)),
     gate(server: string, limits: FleetLimits, circuit: { failureThreshold: number; cooldownMs: number }): FleetGate | undefined {
       if (limits.maxConcurrency === undefined && limits.ratePerSecond === undefined && limits.breakerQuorum === undefined) return undefined;
       let gate = gates.get(server);

@@ -57,6 +57,11 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
     this.connect().catch((error: unknown) => this.down(`cannot load ioredis (npm install ioredis): ${(error as Error).message}`));
   }
 
+  /** The Redis URL with its password masked, for messages. */
+  get shown(): string {
+    return this.source.shown;
+  }
+
   key(...parts: string[]): string {
     return [this.prefix, ...parts].join(":");
   }
@@ -144,6 +149,6 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
 }
 
 /** A Redis error can quote the URL it was given: no password leaves in a message. */
-function maskSecrets(text: string): string {
+export function maskSecrets(text: string): string {
   return text.replace(/(\w+:\/\/[^:@/\s]*:)[^@\s]+@/g, "$1***@");
 }

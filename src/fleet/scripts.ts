@@ -131,6 +131,29 @@ const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('
 /** Drops the lease if this owner holds it (never another's). KEYS: lease. ARGV: owner. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+/**
+ * Saves a durable run's checkpoint if its stored revision is still the one the writer read.
+ * KEYS: run hash (rev, data), runs index zset. ARGV: expected rev, data, run id.
+ * Returns the new revision, or -(current revision) - 1 when another writer moved it on.
+ */
+const SAVE_RUN = `${NOW}
+local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
+if rev ~= tonumber(ARGV[1]) then return -rev - 1 end
+redis.call('HSET', KEYS[1], 'rev', rev + 1, 'data', ARGV[2])
+redis.call('ZADD', KEYS[2], now, ARGV[3])
+return rev + 1
+`;
+
+/**
+ * Takes a run's lease, or renews it for the owner that holds it. KEYS: lease. ARGV: owner, ms, and
+ * optionally a holder found dead: its lease is taken over only if it still holds it.
+ * Returns 1, or the owner that holds it.
+ */
+const LEASE_RUN = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] or (ARGV[3] and holder == ARGV[3]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return holder or ''`;
+
 export const SCRIPTS = {
   sbPermit: { numberOfKeys: 7, lua: PERMIT },
   sbBeat: { lua: BEAT },
@@ -139,6 +162,8 @@ export const SCRIPTS = {
   sbCommit: { numberOfKeys: 3, lua: COMMIT },
   sbRenew: { numberOfKeys: 1, lua: RENEW },
   sbRelease: { numberOfKeys: 1, lua: RELEASE },
+  sbSaveRun: { numberOfKeys: 2, lua: SAVE_RUN },
+  sbLeaseRun: { numberOfKeys: 1, lua: LEASE_RUN },
 } as const;
 
 /** The commands the scripts add to a client (ioredis has no types for defined commands). */
@@ -150,4 +175,6 @@ export interface FleetCommands {
   sbCommit(...args: Array<string | number>): Promise<number>;
   sbRenew(...args: Array<string | number>): Promise<number>;
   sbRelease(...args: Array<string | number>): Promise<number>;
+  sbSaveRun(...args: Array<string | number>): Promise<number>;
+  sbLeaseRun(...args: Array<string | number>): Promise<number | string>;
 }
