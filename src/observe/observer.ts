@@ -164,6 +164,9 @@ export class BoardModel implements CallTap {
 
   snapshot(): Snapshot {
     const now = Date.now();
+    // Calls are filed by the monotonic clock's wall time (finished()), which drifts from Date.now(): the
+    // seconds are cut by the same clock, or a call near a boundary lands in a second the page skips.
+    const statsNow = TIME_ORIGIN + performance.now();
     const status = this.board.status();
     const servers: ServerView[] = [];
     for (const [name, s] of Object.entries(status)) {
@@ -182,7 +185,7 @@ export class BoardModel implements CallTap {
         queued: s.queued,
         fallbacks: [...s.fallbacks],
         session: kept === undefined ? undefined : { ...kept, live: live !== undefined },
-        stats: (this.stats.get(name) ?? new CallStats()).series(now),
+        stats: (this.stats.get(name) ?? new CallStats()).series(statsNow),
       });
     }
     const calls: CallView[] = [];
