@@ -21,9 +21,10 @@ import { codeMode, type Switchboard as SwitchboardType } from "../src/index.js";
 import { PRELUDE } from "../src/codemode/prelude.js";
 import { LOOKUP_CODE, runLookupTask, type TaskRun } from "../test/codemode/fixtures/lookup-task.js";
 import { startCodeBoard } from "../test/codemode/fixtures/servers.js";
-import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
+import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { machineLine, percentile, table } from "./lib/stats.js";
 import { writeResult } from "./lib/results.js";
+import { respond } from "./lib/memory-responder.js";
 
 const RUNS = 300;
 const CALLS = 2_000;
@@ -52,22 +53,6 @@ async function median(rounds: number, fn: () => unknown): Promise<{ wall: number
 }
 
 /** Answers initialize, tools/list and tools/call with a small structured result. */
-function respond(transport: MemoryTransport): void {
-  void transport.start({
-    message: (m) => {
-      if (!("method" in m) || !("id" in m)) return;
-      const result =
-        m.method === "initialize"
-          ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1" } }
-          : m.method === "tools/list"
-            ? { tools: [{ name: "lookup", inputSchema: { type: "object", properties: { id: { type: "string" } } } }] }
-            : { content: [{ type: "text", text: "{}" }], structuredContent: { id: "c1", revenue: 1000 } };
-      void transport.send({ jsonrpc: "2.0", id: m.id, result });
-    },
-    error: () => {},
-    close: () => {},
-  });
-}
 
 async function responderBoard(): Promise<SwitchboardType> {
   const board = new Switchboard({
@@ -75,7 +60,10 @@ async function responderBoard(): Promise<SwitchboardType> {
       s: {
         transport: () => {
           const [clientSide, serverSide] = memoryPair();
-          respond(serverSide);
+          respond(serverSide, {
+            tools: [{ name: "lookup", inputSchema: { type: "object", properties: { id: { type: "string" } } } }],
+            result: { content: [{ type: "text", text: "{}" }], structuredContent: { id: "c1", revenue: 1000 } },
+          });
           return clientSide;
         },
       },

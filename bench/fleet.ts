@@ -17,8 +17,9 @@
 import { fileURLToPath } from "node:url";
 import type { FleetGate } from "../src/index.js";
 import { redisFleet } from "../src/fleet/index.js";
-import { memoryPair, Switchboard, type MemoryTransport } from "./lib/runtime.js";
+import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { machine, writeResult } from "./lib/results.js";
+import { respond } from "./lib/memory-responder.js";
 import { startRedis } from "../test/helpers/redis.js";
 import { startCountingServer } from "../test/fixtures/fleet/counting-server.js";
 import { startWorker } from "../test/helpers/workers.js";
@@ -29,29 +30,10 @@ const ROUNDS = 3;
 const started = machine();
 const redis = await startRedis();
 
-function respond(transport: MemoryTransport, delayMs: number): void {
-  void transport.start({
-    message: (m) => {
-      if (!("method" in m) || !("id" in m)) return;
-      const result =
-        m.method === "initialize"
-          ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1" } }
-          : m.method === "tools/list"
-            ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
-            : { content: [{ type: "text", text: "hello" }] };
-      const send = () => void transport.send({ jsonrpc: "2.0", id: m.id, result });
-      if (delayMs > 0 && m.method === "tools/call") setTimeout(send, delayMs);
-      else send();
-    },
-    error: () => {},
-    close: () => {},
-  });
-}
-
 /** Calls/s of one board at C=64, and Redis round trips per call when it has a fleet. */
 async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: number; roundTripsPerCall: number }> {
   const [client, server] = memoryPair();
-  respond(server, delayMs);
+  respond(server, { delayMs });
   const fleet = withFleet ? redisFleet({ url: redis.url }, `bench-${Date.now()}-${Math.random()}`) : undefined;
   const limits = { maxConcurrency: 10_000 };
   const board = new Switchboard({ servers: { s: { transport: () => client, protocol: "legacy", ...(withFleet ? { fleet: limits } : {}) } }, fleet });
