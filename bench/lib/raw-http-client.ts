@@ -13,11 +13,11 @@ export async function rawHttpClient(url: string, args: Record<string, unknown>):
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const base: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const options = { agent, hostname, port, path: pathname, method: "POST", headers: base };
-  const post = (body: string, onHeaders?: (response: http.IncomingMessage) => void) =>
+  const post = (body: string, onSession?: (session: unknown) => void) =>
     new Promise<unknown>((resolve, reject) => {
       base["content-length"] = String(Buffer.byteLength(body));
       const request = http.request(options, (response) => {
-        onHeaders?.(response);
+        onSession?.(response.headers["mcp-session-id"]);
         let data = "";
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => (data += chunk));
@@ -26,26 +26,8 @@ export async function rawHttpClient(url: string, args: Record<string, unknown>):
       request.on("error", reject);
       request.end(body);
     });
-  await post(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-    (response) => {
-      const session = response.headers["mcp-session-id"];
-      if (typeof session === "string") base["mcp-session-id"] = session;
-    },
-  );
-  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  // Every call is the same message but its id: the params are serialised once.
-  const params = JSON.stringify({ name: "echo", arguments: args });
-  let id = 1;
-  return {
-    call: () => post(`{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":${params}}`),
-    close: async () => agent.destroy(),
-  };
+  const call = await rawSession(post, (session) => (base["mcp-session-id"] = session), args);
+  return { call, close: async () => agent.destroy() };
 }
 
 /** The payload of a one-event SSE body: the text between `data: ` and the end of that line. */
@@ -53,4 +35,23 @@ export function sseData(body: string): string {
   const start = body.indexOf("data: ") + 6;
   const end = body.indexOf("\n", start);
   return body.slice(start, end === -1 ? undefined : end);
+}
+
+/**
+ * What both raw loops (this one and raw-undici-client.ts) do over their own `post`: initialize, keeping
+ * the session id, notifications/initialized, then one tools/call per call, the params serialised once.
+ */
+export async function rawSession(
+  post: (body: string, onSession?: (session: unknown) => void) => Promise<unknown>,
+  keepSession: (session: string) => void,
+  args: Record<string, unknown>,
+): Promise<() => Promise<unknown>> {
+  const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
+  await post(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: initialize }), (session) => {
+    if (typeof session === "string") keepSession(session);
+  });
+  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  const params = JSON.stringify({ name: "echo", arguments: args });
+  let id = 1;
+  return () => post(`{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":${params}}`);
 }

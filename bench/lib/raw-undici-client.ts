@@ -5,7 +5,7 @@
  * constant headers are one object; SSE replies are read by slicing the single `data:` line out.
  */
 import { Pool } from "undici";
-import { sseData } from "./raw-http-client.js";
+import { rawSession, sseData } from "./raw-http-client.js";
 import type { Caller } from "./throughput-matrix.js";
 
 export async function rawUndiciClient(url: string, args: Record<string, unknown>): Promise<Caller> {
@@ -13,30 +13,12 @@ export async function rawUndiciClient(url: string, args: Record<string, unknown>
   const pool = new Pool(origin, { connections: 64, pipelining: 1 });
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const options = { path: pathname, method: "POST" as const, headers, body: "" };
-  const post = async (body: string, onHeaders?: (headers: Record<string, string | string[] | undefined>) => void) => {
+  const post = async (body: string, onSession?: (session: unknown) => void) => {
     const response = await pool.request({ ...options, body });
-    onHeaders?.(response.headers);
+    onSession?.(response.headers["mcp-session-id"]);
     const data = await response.body.text();
     return data.length === 0 ? undefined : JSON.parse(data.charCodeAt(0) === 123 ? data : sseData(data));
   };
-  await post(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-    (replyHeaders) => {
-      const session = replyHeaders["mcp-session-id"];
-      if (typeof session === "string") headers["mcp-session-id"] = session;
-    },
-  );
-  await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  // Every call is the same message but its id: the params are serialised once.
-  const params = JSON.stringify({ name: "echo", arguments: args });
-  let id = 1;
-  return {
-    call: () => post(`{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":${params}}`),
-    close: () => pool.destroy(),
-  };
+  const call = await rawSession(post, (session) => (headers["mcp-session-id"] = session), args);
+  return { call, close: () => pool.destroy() };
 }
