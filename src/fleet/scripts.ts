@@ -154,7 +154,17 @@ local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] or (ARGV[3] and holder == ARGV[3]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return holder or ''`;
 
+/**
+ * Keeps a member's listing if the lists' version is still the one it listed at (a list_changed since
+ * makes it stale before it is written). KEYS: version counter, list key. ARGV: version, JSON ('' withdraws), ms.
+ */
+const KEEP_LIST = `if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('DEL', KEYS[2]) end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 export const SCRIPTS = {
+  sbKeepList: { numberOfKeys: 2, lua: KEEP_LIST },
   sbPermit: { numberOfKeys: 7, lua: PERMIT },
   sbBeat: { lua: BEAT },
   sbVote: { numberOfKeys: 3, lua: VOTE },
@@ -177,4 +187,5 @@ export interface FleetCommands {
   sbRelease(...args: Array<string | number>): Promise<number>;
   sbSaveRun(...args: Array<string | number>): Promise<number>;
   sbLeaseRun(...args: Array<string | number>): Promise<number | string>;
+  sbKeepList(...args: Array<string | number>): Promise<number>;
 }

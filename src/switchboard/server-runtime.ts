@@ -201,7 +201,6 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
     this.hooks.catalog().listed(this, tools);
-    this.fleetLists?.listed(tools);
   }
 
   /** The server's lists changed, here or (told by the fleet) at another member: list again. */
@@ -276,8 +275,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
+    this.fleetLists?.changed(); // first: the listing that follows must not take the fleet's copy it outdates
     this.relist(false);
-    this.fleetLists?.changed();
   }
 
   private static onListChanged(this: ServerRuntime): void {
