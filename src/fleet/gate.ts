@@ -8,11 +8,11 @@
  * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
  * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
  */
-import { RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
+import { TransportError } from "../jsonrpc/errors.js";
 import { breakerOutcomeOf, CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
-import { LocalShare } from "./local-share.js";
+import { cancelled, LocalShare, timedOut } from "./local-share.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
 const POLL_MS = 5;
@@ -29,6 +29,9 @@ interface Waiter {
   reject(error: Error): void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** The call's deadline (ms since the epoch; Infinity: none), checked between round trips, not by a timer per call. */
+  deadline: number;
+  since: number;
 }
 
 export class RedisGate implements FleetGate {
@@ -60,20 +63,20 @@ export class RedisGate implements FleetGate {
     this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe"].map((part) => (part === "members" ? link.key("members") : key(part)));
     const rate = limits.ratePerSecond ?? 0;
     this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
-    this.local = new LocalShare(limits, () => link.members);
+    this.local = new LocalShare(server, limits, () => link.members);
     this.handOff = limits.ratePerSecond === undefined;
   }
 
-  acquire(signal: AbortSignal | undefined): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(this.cancelled(signal));
-    if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally() : this.link.settled.then(() => this.acquire(signal));
+  acquire(signal: AbortSignal | undefined, deadline = Infinity): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
+    if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally(signal, deadline) : this.link.settled.then(() => this.acquire(signal, deadline));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
       if (signal !== undefined) {
         waiter.onAbort = () => {
           const at = this.waiters.indexOf(waiter);
           if (at >= 0) this.waiters.splice(at, 1);
-          reject(this.cancelled(signal));
+          reject(cancelled(this.server, signal));
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
@@ -82,8 +85,22 @@ export class RedisGate implements FleetGate {
     });
   }
 
-  private acquireLocally(): Promise<() => void> {
-    return this.local.acquire().then(() => once(() => this.local.release()));
+  private acquireLocally(signal: AbortSignal | undefined, deadline: number): Promise<() => void> {
+    return this.local.acquire(signal, deadline).then(() => once(() => this.local.release()));
+  }
+
+  /** Refuses the waiting calls whose deadline passed; returns how long until the next one's (Infinity: none). */
+  private expire(): number {
+    const now = Date.now();
+    let next = Infinity;
+    for (const waiter of [...this.waiters]) {
+      if (waiter.deadline > now) next = Math.min(next, waiter.deadline - now);
+      else {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        this.settle(waiter, undefined, timedOut(this.server, waiter));
+      }
+    }
+    return next;
   }
 
   private kick(): void {
@@ -105,7 +122,8 @@ export class RedisGate implements FleetGate {
       if (!this.link.healthy || client === undefined) return this.toLocal();
       const waitPause = this.pausedUntil - Date.now();
       if (this.releases === 0 && waitPause > 0) {
-        await this.nap(waitPause);
+        const untilDeadline = this.expire();
+        if (this.waiters.length > 0) await this.nap(Math.min(waitPause, untilDeadline));
         continue;
       }
       const release = this.releases;
@@ -138,7 +156,8 @@ export class RedisGate implements FleetGate {
       }
       if (this.waiters.length === 0 || granted >= want) continue;
       if (why === 1) this.pause(waitMs, false);
-      await this.nap(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS);
+      const untilDeadline = this.expire();
+      if (this.waiters.length > 0) await this.nap(Math.min(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS, untilDeadline));
     }
   }
 
@@ -167,7 +186,11 @@ export class RedisGate implements FleetGate {
   private toLocal(): void {
     this.releases = 0;
     for (const waiter of this.waiters.splice(0)) {
-      void this.acquireLocally().then((release) => this.settle(waiter, release));
+      if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      this.acquireLocally(waiter.signal, waiter.deadline).then(
+        (release) => waiter.resolve(release),
+        (error: Error) => waiter.reject(error),
+      );
     }
   }
 
@@ -244,14 +267,6 @@ export class RedisGate implements FleetGate {
     if (open === this.open) return;
     this.open = open;
     this.link.emit("event", { type: "breaker", server: this.server, state: open ? "open" : "closed", reason });
-  }
-
-  private cancelled(signal: AbortSignal): RequestCancelledError {
-    return new RequestCancelledError(`server "${this.server}": call cancelled while waiting for a fleet permit`, {
-      delivered: false,
-      server: this.server,
-      cause: signal.reason,
-    });
   }
 }
 

@@ -33,10 +33,10 @@ export type FleetEvent =
 export interface FleetGate {
   /**
    * Waits (never fails for a full limit) until the call may start across the fleet; resolves with the
-   * function that gives the permit back. Rejects only when `signal` aborts or the circuit is open
-   * fleet-wide (then with that error).
+   * function that gives the permit back. Rejects only when `signal` aborts, the call's `deadline` (ms
+   * since the epoch) passes first, or the circuit is open fleet-wide (then with that error).
    */
-  acquire(signal: AbortSignal | undefined): Promise<() => void>;
+  acquire(signal: AbortSignal | undefined, deadline?: number): Promise<() => void>;
   /** A call's outcome: a 429/503 with Retry-After pauses the server fleet-wide; failures vote for the breaker. */
   report(error: unknown): void;
 }

@@ -166,13 +166,13 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     throw withServer(error, this.name);
   }
 
-  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit when it has a gate. */
-  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit (waited for until `deadline`) when it has a gate. */
+  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, deadline?: number): Promise<T> {
     const gate = this.fleetGate;
     if (gate === undefined) return this.limiter.run(fn, { signal });
     return this.limiter.run(
       async () => {
-        const release = await gate.acquire(signal);
+        const release = await gate.acquire(signal, deadline);
         try {
           const result = await fn();
           gate.report(undefined);
