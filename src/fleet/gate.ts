@@ -12,6 +12,7 @@ import { TransportError } from "../jsonrpc/errors.js";
 import { breakerOutcomeOf, CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
+import { IdlePermits } from "./idle.js";
 import { cancelled, LocalShare, timedOut } from "./local-share.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
@@ -50,6 +51,14 @@ export class RedisGate implements FleetGate {
   private open = false;
   /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
   private readonly handOff: boolean;
+  /** Permits released with nobody waiting, kept for the next caller until HAND_OFF_MS after their grant (idle.ts). */
+  private readonly idle: IdlePermits;
+  private renewing = false;
+  /** When Redis last agreed that this process keeps its permits; and when it last refused. */
+  private renewedAt = 0;
+  private refusedAt = 0;
+  /** When Redis granted the permits calls admitted by `tryAcquire` hold, oldest first. */
+  private readonly direct: number[] = [];
   /** Round trips the gate made (for bench/fleet.ts). */
   roundTrips = 0;
 
@@ -65,10 +74,18 @@ export class RedisGate implements FleetGate {
     this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
     this.local = new LocalShare(server, limits, () => link.members);
     this.handOff = limits.ratePerSecond === undefined;
+    this.idle = new IdlePermits(
+      HAND_OFF_MS,
+      (grantedAt, now) => this.fresh(grantedAt, now),
+      (count) => this.giveBack(count),
+    );
   }
 
   acquire(signal: AbortSignal | undefined, deadline = Infinity): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
+    // A permit this process holds and nobody uses (idle.ts): no round trip.
+    const idle = this.link.healthy ? this.idle.take() : undefined;
+    if (idle !== undefined) return Promise.resolve(this.permit(idle));
     if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally(signal, deadline) : this.link.settled.then(() => this.acquire(signal, deadline));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
@@ -83,6 +100,21 @@ export class RedisGate implements FleetGate {
       this.waiters.push(waiter);
       this.kick();
     });
+  }
+
+  tryAcquire(): boolean {
+    if (!this.link.healthy) return false;
+    const grantedAt = this.idle.take();
+    if (grantedAt === undefined) return false;
+    this.direct.push(grantedAt);
+    return true;
+  }
+
+  finished(error: unknown): void {
+    this.report(error);
+    // Permits are alike: the call that ends gives back the oldest grant a direct call holds.
+    const grantedAt = this.direct.shift();
+    if (grantedAt !== undefined) this.give(grantedAt);
   }
 
   private acquireLocally(signal: AbortSignal | undefined, deadline: number): Promise<() => void> {
@@ -128,7 +160,9 @@ export class RedisGate implements FleetGate {
       }
       const release = this.releases;
       this.releases = 0;
-      const want = this.waiters.length;
+      // Without a rate, as many again for the idle pool: the callers that come next start without a
+      // round trip (a renewal gives them back when the limit has no room to spare).
+      const want = this.waiters.length * (this.handOff ? 2 : 1);
       let reply: [number, number, number];
       try {
         this.roundTrips++;
@@ -152,7 +186,10 @@ export class RedisGate implements FleetGate {
         if (why === 4) this.probing = true;
         this.resume();
         const grantedAt = Date.now();
-        for (const waiter of this.waiters.splice(0, granted)) this.settle(waiter, this.permit(grantedAt));
+        const served = this.waiters.splice(0, granted);
+        for (const waiter of served) this.settle(waiter, this.permit(grantedAt));
+        // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
+        for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
       }
       if (this.waiters.length === 0 || granted >= want) continue;
       if (why === 1) this.pause(waitMs, false);
@@ -172,19 +209,66 @@ export class RedisGate implements FleetGate {
   }
 
   private give(grantedAt: number): void {
-    const waiter = this.waiters[0];
-    if (this.handOff && waiter !== undefined && !this.probing && Date.now() - grantedAt < HAND_OFF_MS && this.pausedUntil <= Date.now()) {
-      this.waiters.shift();
-      this.settle(waiter, this.permit(grantedAt));
+    if (this.fresh(grantedAt, Date.now())) {
+      const waiter = this.waiters.shift();
+      if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
+      else this.idle.keep(grantedAt);
       return;
     }
     this.releases++;
     this.kick();
   }
 
+  /**
+   * Whether a permit Redis granted at `grantedAt` may pass to another call of this process: for
+   * HAND_OFF_MS after it was granted, or after the fleet last renewed this process's permits. When
+   * that time is over, one renewal asks Redis whether keeping them takes nothing from anyone (the
+   * limit has room, no pause, no open circuit); the permits stay usable while it runs.
+   */
+  private fresh(grantedAt: number, now: number): boolean {
+    if (!this.handOff || this.probing || this.pausedUntil > now) return false;
+    if (this.renewing || now - Math.max(grantedAt, this.renewedAt) < HAND_OFF_MS) return true;
+    return this.renew(now);
+  }
+
+  private renew(now: number): boolean {
+    const client = this.link.client;
+    if (!this.link.healthy || client === undefined || now - this.refusedAt < HAND_OFF_MS) return false;
+    this.renewing = true;
+    this.roundTrips++;
+    const [permits, , , pause, open, votes] = this.keys;
+    client.sbRenewPermits(permits!, pause!, open!, votes!, this.args[0]!, this.args[4]!).then(
+      (kept) => this.renewed(kept === 1, now),
+      (error: unknown) => {
+        this.link.failed(error);
+        this.renewed(false, now);
+      },
+    );
+    return true;
+  }
+
+  private renewed(kept: boolean, askedAt: number): void {
+    this.renewing = false;
+    if (kept) {
+      this.renewedAt = askedAt;
+      return;
+    }
+    // Someone may need them: every permit goes back as it comes free (idle ones now).
+    this.refusedAt = Date.now();
+    this.giveBack(this.idle.drop());
+  }
+
+  /** Idle permits whose time in this process is over (or all of them): back to Redis in the next round trip. */
+  private giveBack(count: number): void {
+    if (count === 0) return;
+    this.releases += count;
+    this.kick();
+  }
+
   /** Redis went away: waiting callers take this process's share instead; held permits lapse with the heartbeat. */
   private toLocal(): void {
     this.releases = 0;
+    this.idle.drop();
     for (const waiter of this.waiters.splice(0)) {
       if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
       this.acquireLocally(waiter.signal, waiter.deadline).then(
@@ -224,6 +308,7 @@ export class RedisGate implements FleetGate {
 
   private pause(ms: number, tellFleet: boolean): void {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.giveBack(this.idle.drop());
     if (tellFleet && this.link.healthy) this.link.client?.set(this.keys[3]!, this.link.member, "PX", Math.ceil(ms)).catch((e: unknown) => this.link.failed(e));
     if (this.paused) return;
     this.paused = true;

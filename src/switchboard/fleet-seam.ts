@@ -39,6 +39,13 @@ export interface FleetGate {
   acquire(signal: AbortSignal | undefined, deadline?: number): Promise<() => void>;
   /** A call's outcome: a 429/503 with Retry-After pauses the server fleet-wide; failures vote for the breaker. */
   report(error: unknown): void;
+  /**
+   * A permit at once, when this process holds one that no call uses (no waiting, no promise): true,
+   * and the call ends with `finished`. False: the call takes `acquire`.
+   */
+  tryAcquire(): boolean;
+  /** A call that `tryAcquire` admitted ended, with its outcome as for `report` (undefined: success). */
+  finished(error: unknown): void;
 }
 
 /** The lists a fleet keeps for its members. */

@@ -132,12 +132,12 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   /**
    * The client, when a call may go straight to it with nothing to decide: the server is up, has no
-   * fallbacks, no concurrency limit and a closed circuit, and the call is not cancelled already.
-   * Otherwise undefined, and the call takes the router (router.ts).
+   * fallbacks, no concurrency limit and a closed circuit, the call is not cancelled already, and the
+   * fleet (if any) has a permit for it at once. Otherwise undefined, and the call takes the router (router.ts).
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
     if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
-    if (this.fleetGate !== undefined) return undefined;
+    if (this.fleetGate !== undefined && !this.fleetGate.tryAcquire()) return undefined;
     return this.client;
   }
 
@@ -157,12 +157,14 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   private succeeded<T>(result: T): T {
     this.limiter.leave();
     this.circuitBreaker?.onSuccess();
+    this.fleetGate?.finished(undefined);
     return result;
   }
 
   private failed(error: unknown): never {
     this.limiter.leave();
     this.breaker.onFailure(error);
+    this.fleetGate?.finished(error);
     throw withServer(error, this.name);
   }
 
