@@ -162,7 +162,7 @@ export class RedisGate implements FleetGate {
       this.releases = 0;
       // Without a rate, as many again for the idle pool: the callers that come next start without a
       // round trip (a renewal gives them back when the limit has no room to spare).
-      const want = this.waiters.length * (this.handOff ? 2 : 1);
+      const want = this.waiters.length * (this.handOff && !this.renewing ? 2 : 1);
       let reply: [number, number, number];
       try {
         this.roundTrips++;
@@ -209,26 +209,29 @@ export class RedisGate implements FleetGate {
   }
 
   private give(grantedAt: number): void {
-    if (this.fresh(grantedAt, Date.now())) {
-      const waiter = this.waiters.shift();
-      if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
-      else this.idle.keep(grantedAt);
+    const state = this.fresh(grantedAt, Date.now());
+    if (state === "stale") {
+      this.releases++;
+      this.kick();
       return;
     }
-    this.releases++;
-    this.kick();
+    const waiter = state === "fresh" ? this.waiters.shift() : undefined;
+    if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
+    else this.idle.keep(grantedAt); // renewing: parked until the answer
   }
 
   /**
-   * Whether a permit Redis granted at `grantedAt` may pass to another call of this process: for
-   * HAND_OFF_MS after it was granted, or after the fleet last renewed this process's permits. When
+   * Whether a permit Redis granted at `grantedAt` may pass to another call of this process: `fresh`
+   * for HAND_OFF_MS after it was granted or after the fleet last renewed this process's permits. When
    * that time is over, one renewal asks Redis whether keeping them takes nothing from anyone (the
-   * limit has room, no pause, no open circuit); the permits stay usable while it runs.
+   * limit has room, no pause, no open circuit); until it answers the permits are `renewing`: kept
+   * here, used by nobody, so a pause or an open circuit decided elsewhere stops this process within
+   * HAND_OFF_MS and a round trip. `stale`: it goes back to Redis.
    */
-  private fresh(grantedAt: number, now: number): boolean {
-    if (!this.handOff || this.probing || this.pausedUntil > now) return false;
-    if (this.renewing || now - Math.max(grantedAt, this.renewedAt) < HAND_OFF_MS) return true;
-    return this.renew(now);
+  private fresh(grantedAt: number, now: number): "fresh" | "renewing" | "stale" {
+    if (!this.handOff || this.probing || this.pausedUntil > now) return "stale";
+    if (now - Math.max(grantedAt, this.renewedAt) < HAND_OFF_MS) return "fresh";
+    return this.renewing || this.renew(now) ? "renewing" : "stale";
   }
 
   private renew(now: number): boolean {
@@ -251,6 +254,11 @@ export class RedisGate implements FleetGate {
     this.renewing = false;
     if (kept) {
       this.renewedAt = askedAt;
+      // The parked permits serve the calls that came meanwhile.
+      for (let grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined; grantedAt !== undefined;) {
+        this.settle(this.waiters.shift()!, this.permit(grantedAt));
+        grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined;
+      }
       return;
     }
     // Someone may need them: every permit goes back as it comes free (idle ones now).

@@ -1,9 +1,9 @@
 /**
  * Permits a process holds from the fleet and nobody uses right now. A call that finishes while no
  * other call of the process waits keeps its permit here instead of giving it back to Redis at once;
- * the next call takes it without a round trip. Whether a permit may still be used here is the gate's
- * decision (`fresh`: within its time since Redis granted or renewed it); a permit that is not goes
- * back (in the gate's next round trip). One timer for the pool, not per permit.
+ * the next call takes it without a round trip. Whether a permit may be used here is the gate's
+ * decision (`fresh`: within its time since Redis granted or renewed it; `renewing`: parked until Redis
+ * answers; `stale`: it goes back in the gate's next round trip). One timer for the pool, not per permit.
  */
 export class IdlePermits {
   /** When Redis granted each idle permit (ms since the epoch). */
@@ -12,8 +12,8 @@ export class IdlePermits {
 
   constructor(
     private readonly checkEveryMs: number,
-    /** Whether a permit granted at that time may still be used in this process. */
-    private readonly fresh: (grantedAt: number, now: number) => boolean,
+    /** Whether a permit granted at that time may be used in this process now, must wait (a renewal runs), or goes back. */
+    private readonly fresh: (grantedAt: number, now: number) => "fresh" | "renewing" | "stale",
     /** Takes back permits whose time is over: the gate gives them back to Redis. */
     private readonly lapsed: (count: number) => void,
   ) {}
@@ -26,9 +26,11 @@ export class IdlePermits {
   /** The grant time of an idle permit still in its time, or undefined; idle permits out of time go back. */
   take(): number | undefined {
     const grantedAt = this.grants.pop();
-    if (grantedAt === undefined || this.fresh(grantedAt, Date.now())) return grantedAt;
+    if (grantedAt === undefined) return undefined;
+    const state = this.fresh(grantedAt, Date.now());
+    if (state === "fresh") return grantedAt;
     this.grants.push(grantedAt);
-    this.sweep();
+    if (state === "stale") this.sweep();
     return undefined;
   }
 
@@ -46,7 +48,7 @@ export class IdlePermits {
     this.timer = undefined;
     const now = Date.now();
     let kept = 0;
-    for (const grantedAt of this.grants) if (this.fresh(grantedAt, now)) this.grants[kept++] = grantedAt;
+    for (const grantedAt of this.grants) if (this.fresh(grantedAt, now) !== "stale") this.grants[kept++] = grantedAt;
     const lapsed = this.grants.length - kept;
     this.grants.length = kept;
     if (kept > 0) this.timer = setTimeout(() => this.sweep(), this.checkEveryMs).unref();

@@ -10,7 +10,7 @@ import { RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js
 import type { FleetLimits } from "../switchboard/fleet-seam.js";
 
 /** A call waiting for a permit (here or at the Redis gate). */
-export interface Waiting {
+interface Waiting {
   resolve(): void;
   reject(error: Error): void;
   signal: AbortSignal | undefined;
@@ -130,7 +130,7 @@ export class LocalShare {
 }
 
 /** Settles a waiting call: granted without `error`, refused with it; its abort listener goes either way. */
-export function settle(entry: Waiting, error?: Error): void {
+function settle(entry: Waiting, error?: Error): void {
   if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
   if (error === undefined) entry.resolve();
   else entry.reject(error);

@@ -33,7 +33,7 @@ export async function listShared<T>(sync: FleetListSync | undefined, kind: Share
 }
 
 /** How long `client`'s latest listing of `kind` may be served to the rest of the fleet, ms; 0: not at all. */
-export function sharedTtl(client: McpClient, kind: SharedListKind): number {
+function sharedTtl(client: McpClient, kind: SharedListKind): number {
   const facts = client.listFacts(METHOD[kind]);
   if (facts?.cacheScope === "private" || facts?.ttlMs === 0) return 0;
   if (facts?.cacheScope === "public" && facts.ttlMs !== undefined) return Math.min(facts.ttlMs, MAX_CACHE_TTL_MS);
