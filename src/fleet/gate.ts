@@ -76,7 +76,7 @@ export class RedisGate implements FleetGate {
     this.handOff = limits.ratePerSecond === undefined;
     this.idle = new IdlePermits(
       HAND_OFF_MS,
-      (grantedAt, now) => this.fresh(grantedAt, now),
+      (grantedAt, now, inUse) => this.fresh(grantedAt, now, inUse),
       (count) => this.giveBack(count),
     );
   }
@@ -228,10 +228,16 @@ export class RedisGate implements FleetGate {
    * here, used by nobody, so a pause or an open circuit decided elsewhere stops this process within
    * HAND_OFF_MS and a round trip. `stale`: it goes back to Redis.
    */
-  private fresh(grantedAt: number, now: number): "fresh" | "renewing" | "stale" {
+  private fresh(grantedAt: number, now: number, inUse = true): "fresh" | "renewing" | "stale" {
     if (!this.handOff || this.probing || this.pausedUntil > now) return "stale";
-    if (now - Math.max(grantedAt, this.renewedAt) < HAND_OFF_MS) return "fresh";
-    return this.renewing || this.renew(now) ? "renewing" : "stale";
+    const age = now - Math.max(grantedAt, this.renewedAt);
+    if (age < HAND_OFF_MS) {
+      // Half way: renew ahead, so a busy process rarely waits for the answer.
+      if (inUse && age >= HAND_OFF_MS / 2 && !this.renewing) this.renew(now);
+      return "fresh";
+    }
+    // A permit nobody used for its whole time (the pool's sweep) goes back rather than being renewed.
+    return this.renewing || (inUse && this.renew(now)) ? "renewing" : "stale";
   }
 
   private renew(now: number): boolean {

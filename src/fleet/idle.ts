@@ -13,7 +13,7 @@ export class IdlePermits {
   constructor(
     private readonly checkEveryMs: number,
     /** Whether a permit granted at that time may be used in this process now, must wait (a renewal runs), or goes back. */
-    private readonly fresh: (grantedAt: number, now: number) => "fresh" | "renewing" | "stale",
+    private readonly fresh: (grantedAt: number, now: number, inUse: boolean) => "fresh" | "renewing" | "stale",
     /** Takes back permits whose time is over: the gate gives them back to Redis. */
     private readonly lapsed: (count: number) => void,
   ) {}
@@ -27,7 +27,7 @@ export class IdlePermits {
   take(): number | undefined {
     const grantedAt = this.grants.pop();
     if (grantedAt === undefined) return undefined;
-    const state = this.fresh(grantedAt, Date.now());
+    const state = this.fresh(grantedAt, Date.now(), true);
     if (state === "fresh") return grantedAt;
     this.grants.push(grantedAt);
     if (state === "stale") this.sweep();
@@ -48,7 +48,7 @@ export class IdlePermits {
     this.timer = undefined;
     const now = Date.now();
     let kept = 0;
-    for (const grantedAt of this.grants) if (this.fresh(grantedAt, now) !== "stale") this.grants[kept++] = grantedAt;
+    for (const grantedAt of this.grants) if (this.fresh(grantedAt, now, false) !== "stale") this.grants[kept++] = grantedAt;
     const lapsed = this.grants.length - kept;
     this.grants.length = kept;
     if (kept > 0) this.timer = setTimeout(() => this.sweep(), this.checkEveryMs).unref();
