@@ -24,6 +24,12 @@ const POLL_MS = 5;
  */
 const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
+/**
+ * The per-process permit pool (idle.ts; calls with a pooled permit take the direct path). Off: with it,
+ * other processes kept admitting calls for up to 50 ms after a 429 paused the server (test/fleet/caps.test.ts
+ * allows none); it needs the pause pushed to every process (pub/sub) before it can be on.
+ */
+const POOL = false;
 
 interface Waiter {
   resolve(release: () => void): void;
@@ -103,7 +109,7 @@ export class RedisGate implements FleetGate {
   }
 
   tryAcquire(): boolean {
-    if (!this.link.healthy) return false;
+    if (!POOL || !this.link.healthy) return false;
     const grantedAt = this.idle.take();
     if (grantedAt === undefined) return false;
     this.direct.push(grantedAt);
@@ -162,7 +168,7 @@ export class RedisGate implements FleetGate {
       this.releases = 0;
       // Without a rate, as many again for the idle pool: the callers that come next start without a
       // round trip (a renewal gives them back when the limit has no room to spare).
-      const want = this.waiters.length * (this.handOff && !this.renewing ? 2 : 1);
+      const want = this.waiters.length * (POOL && this.handOff && !this.renewing ? 2 : 1);
       let reply: [number, number, number];
       try {
         this.roundTrips++;
@@ -217,7 +223,12 @@ export class RedisGate implements FleetGate {
     }
     const waiter = state === "fresh" ? this.waiters.shift() : undefined;
     if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
-    else this.idle.keep(grantedAt); // renewing: parked until the answer
+    else if (POOL)
+      this.idle.keep(grantedAt); // renewing: parked until the answer
+    else {
+      this.releases++;
+      this.kick();
+    }
   }
 
   /**
@@ -231,6 +242,7 @@ export class RedisGate implements FleetGate {
   private fresh(grantedAt: number, now: number, inUse = true): "fresh" | "renewing" | "stale" {
     if (!this.handOff || this.probing || this.pausedUntil > now) return "stale";
     const age = now - Math.max(grantedAt, this.renewedAt);
+    if (!POOL) return age < HAND_OFF_MS ? "fresh" : "stale";
     if (age < HAND_OFF_MS) {
       // Half way: renew ahead, so a busy process rarely waits for the answer.
       if (inUse && age >= HAND_OFF_MS / 2 && !this.renewing) this.renew(now);

@@ -17,7 +17,7 @@ import { FleetLists } from "./lists.js";
 import { redisTokenStore } from "./token-store.js";
 import { checkRedisUrl, maskedUrl } from "./url.js";
 
-export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "../switchboard/fleet-seam.js";
+export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "../switchboard/fleet-seam.js";
 export type { TokenStore } from "../auth/token-store.js";
 export type { Checkpointer } from "../agents/checkpointer.js";
 
