@@ -4,7 +4,7 @@
  * routed call starts it and is answered there; (b) a call that arrives while a lazy server is going to
  * sleep (its idleMs expired and its process is being stopped): the call is answered, the server is
  * started once more, and nothing is left behind. Real stdio echo servers: the process count is checked
- * after every test (board-helpers.ts).
+ * after every test (test/switchboard/board-helpers.ts).
  */
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "../../src/client/types.js";
