@@ -64,7 +64,7 @@ describe("a lazy server asleep, reached as a fallback", () => {
     expect(text(await b.callTool("primary__echo", { text: "first" }))).toBe("first");
     expect(lazy.held.starts).toBe(1);
     expect(fallbacks).toEqual(["primary->spare"]);
-    await waitFor(() => b.status().spare.state === "idle" && liveProcessCount() === 0);
+    await waitFor(() => b.status().spare.state === "idle" && liveProcessCount() === 0, 15_000);
 
     // Asleep again: the next call wakes it again, once however many arrive together.
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => b.callTool("primary__echo", { text: `again ${i}` })));
