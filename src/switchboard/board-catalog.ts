@@ -158,7 +158,8 @@ export class BoardCatalog {
     awake.seen = runtime.limiter.admitted;
     awake.timer = setTimeout(() => {
       awake.timer = undefined;
-      const busy = runtime.limiter.pending > 0 || runtime.limiter.size > 0 || runtime.limiter.admitted !== awake.seen;
+      // Calls waiting for it count too: one that waits out a restart's backoff has not been admitted yet.
+      const busy = runtime.limiter.pending > 0 || runtime.anyoneWaits() || runtime.limiter.admitted !== awake.seen;
       if (busy) this.arm(runtime, awake, idleMs);
       else void this.sleep(runtime, awake);
     }, idleMs);

@@ -3,7 +3,8 @@
  * server as a fallback (or as the primary next to a fallback that is up) while it is asleep: the
  * routed call starts it and is answered there; (b) a call that arrives while a lazy server is going to
  * sleep (its idleMs expired and its process is being stopped): the call is answered, the server is
- * started once more, and nothing is left behind. Real stdio echo servers: the process count is checked
+ * started once more, and nothing is left behind; and idleMs expiring while a call waits for a lazy
+ * server that crashed (kill -9) and is in its restart backoff: the server stays awake for the call. Real stdio echo servers: the process count is checked
  * after every test (test/switchboard/board-helpers.ts).
  */
 import { describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import type { CallToolResult } from "../../src/client/types.js";
 import { StdioTransport } from "../../src/transports/stdio.js";
 import { liveProcessCount } from "../../src/transports/stdio-reaper.js";
 import { waitFor } from "../helpers/processes.js";
-import { boardsAfterEach, echoServer, fastRestart, node } from "../switchboard/board-helpers.js";
+import { boardsAfterEach, echoServer, fastRestart, node, pidOf } from "../switchboard/board-helpers.js";
 
 const board = boardsAfterEach();
 const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
@@ -148,5 +149,23 @@ describe("a call racing a lazy server going to sleep", () => {
     expect(lazy.held.starts).toBe(1);
     expect(b.status().lazy.state).toBe("stopped");
     expect(liveProcessCount()).toBe(0);
+  });
+});
+
+describe("idleMs and calls waiting for a lazy server", () => {
+  it("a call waiting out a crashed lazy server's restart backoff keeps it awake past idleMs, and is answered", async () => {
+    const lazy = heldEchoServers("before");
+    lazy.held.release.open();
+    // The backoff (2 s) outlasts two idle periods (300 ms): the idle check runs while the call waits.
+    const restart = { maxRestarts: 5, withinMs: 60_000, backoff: { initialMs: 2000, maxMs: 2000, factor: 2, jitter: 0 } };
+    const b = board({ servers: { lazy: { transport: lazy.transport, lazy: true, idleMs: 300, restart } } });
+    await b.start();
+    expect(text(await b.callTool("lazy__echo", { text: "wake" }))).toBe("wake");
+    process.kill(pidOf(b, "lazy"), "SIGKILL");
+    await waitFor(() => b.status().lazy.state === "restarting");
+    const answer = await b.callTool("lazy__echo", { text: "after the crash" }, { timeoutMs: 20_000 });
+    expect(text(answer)).toBe("after the crash");
+    expect(lazy.held.starts).toBe(2);
+    expect(b.status().lazy).toMatchObject({ state: "up", restarts: 1 });
   });
 });
