@@ -169,3 +169,22 @@ describe("idleMs and calls waiting for a lazy server", () => {
     expect(b.status().lazy).toMatchObject({ state: "up", restarts: 1 });
   });
 });
+
+describe("board.restart of a lazy server", () => {
+  it("brings back a lazy server that went down (its own supervisor gets the restart), and starts one asleep", async () => {
+    const lazy = heldEchoServers("before");
+    lazy.held.release.open();
+    const b = board({ servers: { lazy: { transport: lazy.transport, lazy: true, restart: { maxRestarts: 0, withinMs: 60_000 } } } });
+    await b.start();
+    b.restart("lazy"); // asleep: started
+    await waitFor(() => b.status().lazy.state === "up");
+    expect(lazy.held.starts).toBe(1);
+    process.kill(pidOf(b, "lazy"), "SIGKILL");
+    await waitFor(() => b.status().lazy.state === "down");
+    await expect(b.callTool("lazy__echo", { text: "x" })).rejects.toThrow(/server "lazy" is down/);
+    b.restart("lazy");
+    await waitFor(() => b.status().lazy.state === "up");
+    expect(text(await b.callTool("lazy__echo", { text: "back" }))).toBe("back");
+    expect(lazy.held.starts).toBe(2);
+  });
+});
