@@ -125,6 +125,8 @@ export class DurableRun {
   private replay: OpenTurn | undefined;
   private current: Promise<void> = Promise.resolve();
   private next: Promise<void> | undefined;
+  /** Whether the next write must reach the disk before it resolves (a save asked for it). */
+  private nextSync = false;
   private renewal: NodeJS.Timeout | undefined;
   private lost = false;
 
@@ -186,7 +188,8 @@ export class DurableRun {
       );
     }, every);
     this.renewal.unref();
-    await this.save();
+    // The file checkpointer flushes a run's first write anyway; the first call sent flushes the rest.
+    await this.save(false);
   }
 
   /** The model, except that a resumed turn's recorded answer is replayed once instead of asked again. */
@@ -272,7 +275,9 @@ export class DurableRun {
     ended: async (result, record) => {
       const open = this.open as OpenTurn;
       open.finished.push({ result, record });
-      await this.save();
+      // Not flushed: a result lost in a power cut makes its call "sent, outcome unknown", which a
+      // resume handles safely; the next call sent (or the run's end) flushes it with its own record.
+      await this.save(false);
     },
   };
 
@@ -299,21 +304,24 @@ export class DurableRun {
     await this.checkpointer.release(this.runId, this.owner).catch(() => undefined);
   }
 
-  private save(): Promise<void> {
+  private save(sync = true): Promise<void> {
+    this.nextSync ||= sync;
     if (this.next !== undefined) return this.next;
     const next = this.current
       .catch(() => undefined)
       .then(() => {
         // From here on, a change needs another write: this one's snapshot is taken now.
         this.next = undefined;
-        return this.write();
+        const flush = this.nextSync;
+        this.nextSync = false;
+        return this.write(flush);
       });
     this.next = next;
     this.current = next;
     return next;
   }
 
-  private async write(): Promise<void> {
+  private async write(sync: boolean): Promise<void> {
     if (this.lost)
       throw new CheckpointError(`Run ${this.runId}: this process lost the run's lease; another may be driving it`, { runId: this.runId, reason: "leased" });
     const open = this.open;
@@ -327,7 +335,7 @@ export class DurableRun {
       updatedAt: Date.now(),
     };
     if (open === undefined) delete state.open;
-    this.revision = await this.checkpointer.save(this.runId, state, this.revision);
+    this.revision = await this.checkpointer.save(this.runId, state, this.revision, sync ? undefined : { sync: false });
   }
 }
 
