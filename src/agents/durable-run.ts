@@ -26,6 +26,7 @@ import {
   type OpenTurn,
   type RunState,
   type StepRecord,
+  type ToolLoadingState,
 } from "./run-state.js";
 import type { AgentApprovalRequest, CallGate, Failure } from "./tool-calls.js";
 import type { AgentResult, AgentStep, ToolResultBlock, ToolUseBlock, TraceMessage, Usage } from "./trace.js";
@@ -129,6 +130,8 @@ export class DurableRun {
   private nextSync = false;
   private renewal: NodeJS.Timeout | undefined;
   private lost = false;
+  /** A deferred-loading run's tools, read at each save. */
+  private loading: (() => ToolLoadingState) | undefined;
 
   constructor(
     private readonly checkpointer: Checkpointer,
@@ -190,6 +193,14 @@ export class DurableRun {
     this.renewal.unref();
     // The file checkpointer flushes a run's first write anyway; the first call sent flushes the rest.
     await this.save(false);
+  }
+
+  /** The tools a resumed run had loaded, and where this run's are read from for each save. */
+  get toolLoading(): ToolLoadingState | undefined {
+    return this.initial.toolLoading;
+  }
+  track(tools: { state(): ToolLoadingState } | undefined): void {
+    this.loading = tools === undefined ? undefined : () => tools.state();
   }
 
   /** The model, except that a resumed turn's recorded answer is replayed once instead of asked again. */
@@ -332,9 +343,11 @@ export class DurableRun {
       usage: this.done.usage,
       steps: this.done.records,
       open: open === undefined ? undefined : { ...open, sent: [...open.sent], finished: [...open.finished], decisions: { ...open.decisions } },
+      toolLoading: this.loading?.(),
       updatedAt: Date.now(),
     };
     if (open === undefined) delete state.open;
+    if (state.toolLoading === undefined) delete state.toolLoading;
     this.revision = await this.checkpointer.save(this.runId, state, this.revision, sync ? undefined : { sync: false });
   }
 }
