@@ -1,17 +1,17 @@
 /**
  * What checkpointing costs a durable agent run, in one run: the memory and file checkpointers against
  * no checkpointer. Two measures:
- * - a save of a 50-message run state (25 turns of a tool call and its ~400-character result), the
- *   write a step ends with, and its parts: serializing it, and for the file the temp file, flush,
- *   rename and directory flush;
+ * - a save of a 50-message run state (25 turns of a tool call and its ~400-character result) whose
+ *   last turn is new, as each step's saves are: flushed (the save before a call is sent) and, for the
+ *   file, unflushed (`sync: false`, the save of a call's result);
  * - a whole `runAgent` of 25 turns with one tool call each (51 messages at the end) over an in-process
  *   host and a scripted model, so the loop's own work is small: (time with a checkpointer - time
  *   without) / 25 is what checkpointing adds per step, with the saves a step really makes (before
  *   its calls are sent, after they end; coalesced).
  * The Redis checkpointer (`fleet.checkpointer()`, a private redis-server on a unix socket, see
  * test/helpers/redis.ts) is one Lua script per save with the whole state as its argument.
- * The file checkpointer writes the whole state each time (see src/durable/file-checkpointer.ts): on
- * this disk the flush dominates, and an appended log would pay the same flush per step.
+ * The file checkpointer appends what changed to a journal (see src/durable/file-checkpointer.ts): on
+ * this disk the flush dominates, and a step flushes once.
  * Rounds interleave the variants; medians are kept. `npx tsx bench/durable.ts` (BENCH_DIST=1: dist/).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -81,12 +81,19 @@ const checkpointerOf = (variant: Variant): Source.Checkpointer | undefined =>
         ? undefined
         : fileCheckpointer(join(dir, `runs-${runCount}`), { fsync: variant === "file" });
 
-/** ms per save of the 50-message state. */
-async function saves(variant: Exclude<Variant, "none">): Promise<number> {
+/** ms per save of the 50-message state, each with a new last turn (the first save, a whole state, not counted). */
+async function saves(variant: Exclude<Variant, "none">, sync = true): Promise<number> {
   const checkpointer = checkpointerOf(variant)!;
   const runId = `save-${runCount++}`;
+  const base = state.messages.slice(0, -2);
+  const turnOf = (i: number): Source.RunState => ({
+    ...state,
+    runId,
+    messages: [...base, { role: "assistant", content: [{ type: "text", text: `turn ${i}` }] }, { role: "user", content: [{ type: "text", text: `${i}` }] }],
+  });
+  await checkpointer.save(runId, turnOf(0), 0);
   const began = performance.now();
-  for (let revision = 0; revision < SAVES; revision++) await checkpointer.save(runId, { ...state, runId }, revision);
+  for (let revision = 1; revision <= SAVES; revision++) await checkpointer.save(runId, turnOf(revision), revision, { sync });
   return (performance.now() - began) / SAVES;
 }
 
@@ -129,6 +136,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const samples = {
   saveMemory: [] as number[],
   saveFile: [] as number[],
+  saveFileLazy: [] as number[],
   saveNoSync: [] as number[],
   saveRedis: [] as number[],
   serialize: [] as number[],
@@ -144,6 +152,7 @@ await run("file");
 for (let round = 0; round < ROUNDS; round++) {
   samples.saveMemory.push(await saves("memory"));
   samples.saveFile.push(await saves("file"));
+  samples.saveFileLazy.push(await saves("file", false));
   samples.saveNoSync.push(await saves("file, fsync: false"));
   samples.saveRedis.push(await saves("redis"));
   samples.serialize.push(serialize());
@@ -174,7 +183,8 @@ console.log(
     ["checkpointer", `save of a ${messages}-message state (ms)`, `added per step of a ${TURNS}-turn run (ms)`],
     [
       ["memory (JSON text)", r3(m.saveMemory), r3(perStep.memory)],
-      ["file (temp file, flush, rename, directory flush)", r3(m.saveFile), r3(perStep.file)],
+      ["file (journal append and flush; a step flushes once)", r3(m.saveFile), r3(perStep.file)],
+      ["file, a save with sync: false (a call's result)", r3(m.saveFileLazy), "—"],
       ["file, fsync: false (survives the process, not a power cut)", r3(m.saveNoSync), r3(perStep.noSync)],
       ["redis (fleet.checkpointer(), one Lua script per save)", r3(m.saveRedis), r3(perStep.redis)],
       ["of which serializing the state", r3(m.serialize), "—"],
@@ -192,7 +202,14 @@ writeResult(
     method: `${SAVES} saves of a ${messages}-message state (${bytes} bytes) and ${TURNS}-turn runs, ${ROUNDS} interleaved rounds, medians`,
     rows: [
       { checkpointer: "memory", saveMs: r3(m.saveMemory), perStepMs: r3(perStep.memory) },
-      { checkpointer: "file", saveMs: r3(m.saveFile), perStepMs: r3(perStep.file), serializeMs: r3(m.serialize), savesPerRun: revisions },
+      {
+        checkpointer: "file",
+        saveMs: r3(m.saveFile),
+        unflushedSaveMs: r3(m.saveFileLazy),
+        perStepMs: r3(perStep.file),
+        serializeMs: r3(m.serialize),
+        savesPerRun: revisions,
+      },
       { checkpointer: "file, fsync: false", saveMs: r3(m.saveNoSync), perStepMs: r3(perStep.noSync) },
       { checkpointer: "redis", saveMs: r3(m.saveRedis), perStepMs: r3(perStep.redis) },
     ],

@@ -102,7 +102,13 @@ describe("deferred tool loading in a durable run", () => {
       expect(paused.stopReason).toBe("approval");
       expect(first.offered.get(2)).toEqual(["balance", "search_tools", "transfer"].sort());
       const second = searchingModel();
-      const done = await resumeAgent({ model: second.model, host: client, runId: "d2", checkpointer: fileCheckpointer(dir), decisions: { t2: { approve: true } } });
+      const done = await resumeAgent({
+        model: second.model,
+        host: client,
+        runId: "d2",
+        checkpointer: fileCheckpointer(dir),
+        decisions: { t2: { approve: true } },
+      });
       expect(done.stopReason).toBe("end");
       // Turn 2 was replayed from the checkpoint; the model's next request carries the loaded tools.
       expect([...second.offered.keys()]).toEqual([3]);
@@ -126,7 +132,10 @@ describe("deferred tool loading in a durable run", () => {
       expect((await checkpointer.load("old-run"))?.state.toolLoading?.loaded).toEqual(["balance", "transfer"]);
 
       const [head, state] = fixture.split("\n") as [string, string];
-      await writeFile(join(dir, "new-run.run.json"), `${head}\n${state.replace('"version":1', `"version":${RUN_STATE_VERSION + 1}`).replace('"old-run"', '"new-run"')}\n`);
+      await writeFile(
+        join(dir, "new-run.run.json"),
+        `${head}\n${state.replace('"version":1', `"version":${RUN_STATE_VERSION + 1}`).replace('"old-run"', '"new-run"')}\n`,
+      );
       const error = await checkpointer.load("new-run").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CheckpointError);
       expect(error).toMatchObject({ reason: "newer_version", runId: "new-run" });
