@@ -122,8 +122,11 @@ export function fileCheckpointer(dir: string, options: FileCheckpointerOptions =
         return true;
       });
     },
-    release(runId, owner) {
+    async release(runId, owner) {
       const file = `${fileOf(runId).slice(0, -SUFFIX.length)}.lease`;
+      // The process is done with the run: its descriptor need not stay open.
+      await queues.get(runId)?.catch(() => undefined);
+      await journals.forget(runId);
       return locked(runId, async () => {
         if ((await readLease(file))?.owner === owner) await unlink(file).catch(() => undefined);
       });
