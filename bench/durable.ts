@@ -20,6 +20,7 @@ import { join } from "node:path";
 import type * as Source from "../src/index.js";
 import { redisFleet } from "../src/fleet/index.js";
 import { startRedis } from "../test/helpers/redis.js";
+import { wholeFileCheckpointer } from "./lib/whole-file-checkpointer.js";
 import { describeMachine, machine, writeResult } from "./lib/results.js";
 import { table } from "./lib/stats.js";
 
@@ -70,7 +71,7 @@ const state: Source.RunState = {
 };
 const bytes = Buffer.byteLength(JSON.stringify(state));
 
-type Variant = "none" | "memory" | "file" | "file, fsync: false" | "redis";
+type Variant = "none" | "memory" | "file" | "file, fsync: false" | "whole file" | "redis";
 let runCount = 0;
 const checkpointerOf = (variant: Variant): Source.Checkpointer | undefined =>
   variant === "memory"
@@ -79,7 +80,9 @@ const checkpointerOf = (variant: Variant): Source.Checkpointer | undefined =>
       ? fleet.checkpointer()
       : variant === "none"
         ? undefined
-        : fileCheckpointer(join(dir, `runs-${runCount}`), { fsync: variant === "file" });
+        : variant === "whole file"
+          ? wholeFileCheckpointer(join(dir, `runs-${runCount}`), memoryCheckpointer())
+          : fileCheckpointer(join(dir, `runs-${runCount}`), { fsync: variant === "file" });
 
 /** ms per save of the 50-message state, each with a new last turn (the first save, a whole state, not counted). */
 async function saves(variant: Exclude<Variant, "none">, sync = true): Promise<number> {
@@ -137,6 +140,7 @@ const samples = {
   saveMemory: [] as number[],
   saveFile: [] as number[],
   saveFileLazy: [] as number[],
+  saveWhole: [] as number[],
   saveNoSync: [] as number[],
   saveRedis: [] as number[],
   serialize: [] as number[],
@@ -144,6 +148,7 @@ const samples = {
   memory: [] as number[],
   file: [] as number[],
   noSync: [] as number[],
+  whole: [] as number[],
   redis: [] as number[],
 };
 let revisions = 0;
@@ -153,6 +158,7 @@ for (let round = 0; round < ROUNDS; round++) {
   samples.saveMemory.push(await saves("memory"));
   samples.saveFile.push(await saves("file"));
   samples.saveFileLazy.push(await saves("file", false));
+  samples.saveWhole.push(await saves("whole file"));
   samples.saveNoSync.push(await saves("file, fsync: false"));
   samples.saveRedis.push(await saves("redis"));
   samples.serialize.push(serialize());
@@ -161,6 +167,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const file = await run("file");
   samples.file.push(file.ms);
   samples.noSync.push((await run("file, fsync: false")).ms);
+  samples.whole.push((await run("whole file")).ms);
   samples.redis.push((await run("redis")).ms);
   revisions = file.revision;
 }
@@ -173,6 +180,7 @@ const perStep = {
   memory: (m.memory - m.none) / TURNS,
   file: (m.file - m.none) / TURNS,
   noSync: (m.noSync - m.none) / TURNS,
+  whole: (m.whole - m.none) / TURNS,
   redis: (m.redis - m.none) / TURNS,
 };
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
@@ -186,13 +194,14 @@ console.log(
       ["file (journal append and flush; a step flushes once)", r3(m.saveFile), r3(perStep.file)],
       ["file, a save with sync: false (a call's result)", r3(m.saveFileLazy), "—"],
       ["file, fsync: false (survives the process, not a power cut)", r3(m.saveNoSync), r3(perStep.noSync)],
+      ["file as before: whole state, temp file, flush, rename, directory flush", r3(m.saveWhole), r3(perStep.whole)],
       ["redis (fleet.checkpointer(), one Lua script per save)", r3(m.saveRedis), r3(perStep.redis)],
       ["of which serializing the state", r3(m.serialize), "—"],
     ],
   ),
 );
 console.log(
-  `\nrunAgent of ${TURNS} turns: ${r3(m.none)} ms without a checkpointer, ${r3(m.memory)} ms memory, ${r3(m.file)} ms file, ${r3(m.noSync)} ms file without flushes, ${r3(m.redis)} ms redis (medians of ${ROUNDS} rounds)`,
+  `\nrunAgent of ${TURNS} turns: ${r3(m.none)} ms without a checkpointer, ${r3(m.memory)} ms memory, ${r3(m.file)} ms file, ${r3(m.noSync)} ms file without flushes, ${r3(m.whole)} ms whole-state file, ${r3(m.redis)} ms redis (medians of ${ROUNDS} rounds)`,
 );
 
 writeResult(
@@ -211,9 +220,10 @@ writeResult(
         savesPerRun: revisions,
       },
       { checkpointer: "file, fsync: false", saveMs: r3(m.saveNoSync), perStepMs: r3(perStep.noSync) },
+      { checkpointer: "file, whole state (before the journal)", saveMs: r3(m.saveWhole), perStepMs: r3(perStep.whole) },
       { checkpointer: "redis", saveMs: r3(m.saveRedis), perStepMs: r3(perStep.redis) },
     ],
-    ratios: {},
+    ratios: { "file-step-journal-vs-whole": r3(perStep.file / perStep.whole) },
     targets: { "checkpoint-file-step-ms": perStep.file },
     chart: {
       title: `Checkpoint cost, ${messages}-message trace (lower is better)`,
@@ -224,7 +234,13 @@ writeResult(
           groups: [
             {
               label: `${TURNS}-turn run`,
-              values: { memory: r3(perStep.memory), file: r3(perStep.file), "file, fsync: false": r3(perStep.noSync), redis: r3(perStep.redis) },
+              values: {
+                memory: r3(perStep.memory),
+                file: r3(perStep.file),
+                "file, fsync: false": r3(perStep.noSync),
+                "file, whole state": r3(perStep.whole),
+                redis: r3(perStep.redis),
+              },
             },
           ],
           threshold: { value: 2, label: "goal: file < 2 ms" },
