@@ -50,7 +50,7 @@ export class JournalFiles {
 
   /** Stores `next` as revision `revision + 1` when the file is at `revision`; resolves to the new revision. */
   async save(runId: string, file: string, next: SerializedState, revision: number, options: AppendOptions): Promise<number> {
-    const journal = await this.current(runId, file);
+    const journal = await this.current(runId, file, revision);
     const stored = journal?.view.revision ?? 0;
     if (stored !== revision) throw conflict(runId, file, stored, revision);
     if (journal === undefined) {
@@ -67,15 +67,21 @@ export class JournalFiles {
     const record = recordFrame(revision + 1, nonce, next, journal.view.state, seal);
     // After a write cut short, a line of its own, so the torn bytes can never complete a record.
     const frame = journal.view.end < journal.view.size ? Buffer.concat([Buffer.from("!\n"), record]) : record;
-    let size: number;
+    let stats: Stats;
     try {
       await writeAll(journal.fd, frame);
       if (this.flush && (options.sync || seal)) await syncFd(journal.fd);
-      size = (await fstatFd(journal.fd)).size;
+      stats = await fstatFd(journal.fd);
     } catch (error) {
       await this.forget(runId);
       throw this.ioError(runId, file, "write", error);
     }
+    if (stats.nlink === 0) {
+      // Deleted, or replaced by a compaction since this process last saved: the record went nowhere.
+      await this.forget(runId);
+      throw conflict(runId, file, -1, revision);
+    }
+    const { size } = stats;
     const from = journal.view.size;
     if (size === from + frame.length) {
       journal.view = { ...journal.view, revision: revision + 1, state: next, size, end: size, records: journal.view.records + 1, sealed: seal };
@@ -102,12 +108,17 @@ export class JournalFiles {
     await closeFd(journal.fd).catch(() => undefined);
   }
 
-  /** The journal as this process last left it when no one wrote since, else read again (undefined: no file). */
-  private async current(runId: string, file: string): Promise<OpenJournal | undefined> {
+  /**
+   * The journal as this process last left it, else read again (undefined: no file). When the save is
+   * on the revision this process wrote last, it is not checked here: the check after the append sees
+   * anything another writer did since (a record, a seal, a delete).
+   */
+  private async current(runId: string, file: string, revision: number): Promise<OpenJournal | undefined> {
     const known = this.open.get(runId);
     if (known !== undefined) {
       this.open.delete(runId);
       this.open.set(runId, known);
+      if (known.view.revision === revision && !known.view.sealed) return known;
       const now = await fstatFd(known.fd).catch(() => undefined);
       if (now !== undefined && now.nlink > 0 && now.size === known.view.size && !known.view.sealed) return known;
       await this.forget(runId);
