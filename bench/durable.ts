@@ -29,7 +29,7 @@ const { runAgent, memoryCheckpointer, fileCheckpointer, RUN_STATE_KIND, RUN_STAT
 
 const TURNS = 25;
 const SAVES = 200;
-const ROUNDS = 5;
+const ROUNDS = 9;
 const RESULT_TEXT = "x".repeat(400);
 
 const started = machine();
