@@ -154,6 +154,22 @@ describe("fileCheckpointer's journal on disk", () => {
       expect((await stat(file)).mode & 0o777).toBe(0o600);
     }));
 
+  it("keeps a bounded number of files open: runs saved in turn, more of them than it keeps open, all go on", () =>
+    withDir(async (dir) => {
+      const checkpointer = fileCheckpointer(dir, { fsync: false });
+      const ids = Array.from({ length: 20 }, (_, i) => `many-${i}`);
+      const states = new Map(ids.map((id) => [id, stateOf(id)]));
+      for (let revision = 0; revision < 3; revision++) {
+        for (const id of ids) {
+          states.set(id, turnOf(states.get(id)!, revision));
+          expect(await checkpointer.save(id, states.get(id)!, revision)).toBe(revision + 1);
+        }
+      }
+      const reader = fileCheckpointer(dir);
+      for (const id of ids) expect(await reader.load(id)).toEqual({ state: states.get(id), revision: 3 });
+      for (const id of ids) await checkpointer.release(id, "nobody");
+    }));
+
   it("a save after another process's compaction reads the new file; a stale one is a conflict", () =>
     withDir(async (dir) => {
       const a = fileCheckpointer(dir);
