@@ -29,6 +29,7 @@ const ALL = [
   "fleet",
   "codemode",
   "catalog",
+  "search-libraries",
   "durable",
   "observe",
 ];
