@@ -1,4 +1,6 @@
 /** What a caller may say about one request. */
+import type { AuthOption } from "../transports/auth.js";
+
 export interface ProgressInfo {
   progress: number;
   total?: number | undefined;
@@ -30,4 +32,10 @@ export interface RequestOptions {
    * Default: yes for reads and lists and for tools annotated read-only or idempotent, no otherwise.
    */
   idempotent?: boolean | undefined;
+  /**
+   * Streamable HTTP: the credential of this request alone, in place of the connection's `auth` (whose
+   * Authorization header it then does not carry). For a 2026-07-28 server, where one connection serves
+   * many users' requests (a Switchboard principal's, say); a 2025 session belongs to one credential.
+   */
+  auth?: AuthOption | undefined;
 }
