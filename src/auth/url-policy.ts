@@ -221,6 +221,6 @@ export function guardFetch(base: Fetch | undefined, policy: () => UrlPolicy | un
     await current.check(url, origin);
     if (base !== undefined) return base(input, init);
     const sent = { ...init, dispatcher: current.agentFor(origin) } as Parameters<typeof undiciFetch>[1];
-    return (await undiciFetch(url, sent)) as unknown as Response;
+    return await undiciFetch(url, sent);
   };
 }

@@ -1,6 +1,6 @@
-/** What a caller may say about one request. */
 import type { AuthOption } from "../transports/auth.js";
 
+/** What a caller may say about one request. */
 export interface ProgressInfo {
   progress: number;
   total?: number | undefined;

@@ -272,7 +272,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const runtime = parsed && this.runtimes.get(parsed.server);
     const approved = runtime?.tools.list !== undefined && this.pins?.approve(runtime.name, parsed!.tool);
     if (approved === "seen") runtime!.relist(true);
-    else if (approved === true) this.readmit(runtime!.name);
+    else if (approved === true) this.readmit(runtime.name);
     return approved !== false && approved !== undefined;
   }
 

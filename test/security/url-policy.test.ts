@@ -184,7 +184,7 @@ describe("OAuth requests and a rebinding DNS", () => {
     let asked = 0;
     const resolver: AddressResolver = (hostname, callback) => {
       if (hostname !== name) return callback(Object.assign(new Error(`${hostname}: not found`), { code: "ENOTFOUND" }), []);
-      const address = answers[Math.min(asked++, answers.length - 1)]!;
+      const address = answers[Math.min(asked++, answers.length - 1)];
       callback(null, [{ address, family: 4 }]);
     };
     return { resolver, asked: () => asked };
