@@ -5,7 +5,7 @@
  * of its own gets through while the board's own connection is down; principal listings are pinned.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Switchboard, TransportError, type SwitchboardInit, type Tool } from "../../src/index.js";
+import { Switchboard, TransportError, connect, type SwitchboardInit, type Tool } from "../../src/index.js";
 import { startUsersModernHttp, type UsersModernHttp } from "../fixtures/users-modern-http.js";
 
 const opened: Array<{ close(): Promise<void> } | Switchboard> = [];
@@ -71,6 +71,18 @@ describe("principals on a 2026-07-28 server: one connection, the credential per 
     await board.start();
     expect(textOf(await board.callTool("api__whoami"))).toBe("service|service");
     expect(textOf(await board.callTool("api__whoami", {}, { principal: "alice" }))).toBe("anonymous|anonymous");
+  });
+
+  it("RequestOptions.auth on a single client: a static token or a header function for one request, the connection's own for the rest", async () => {
+    const users = await startUsersModernHttp("private");
+    opened.push(users);
+    const client = await connect({ url: users.url, auth: { token: "token-service" } });
+    opened.push(client);
+    expect(textOf(await client.callTool("whoami", {}))).toBe("service|service");
+    expect(textOf(await client.callTool("whoami", {}, { auth: { token: "token-carol" } }))).toBe("carol|carol");
+    expect(textOf(await client.callTool("whoami", {}, { auth: async () => ({ Authorization: "Bearer token-dave" }) }))).toBe("dave|dave");
+    expect((await client.listTools({ auth: { token: "token-carol" } })).map((tool) => tool.name).sort()).toEqual(["carol_private", "whoami"]);
+    expect((await client.listTools()).map((tool) => tool.name).sort()).toEqual(["service_private", "whoami"]);
   });
 
   it("a 401 for one principal leaves the other's calls, the connection and the circuit alone", async () => {
