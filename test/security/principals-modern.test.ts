@@ -156,3 +156,31 @@ describe("principal listings in the pins", () => {
     expect(textOf(await board.callTool("api__whoami", {}, { principal: "alice" }))).toBe("alice|alice");
   });
 });
+
+describe("principals with OAuth on a 2026-07-28 server", () => {
+  it("each principal's token goes on its own requests over the board's one connection; the board's own untouched", async () => {
+    const { startProtectedPair, MACHINE_CLIENT } = await import("../auth/fixtures/setup.js");
+    const { memoryTokenStore, oauth } = await import("../../src/index.js");
+    const track = <T extends { close(): Promise<unknown> }>(item: T): T => (opened.push({ close: async () => void (await item.close()) }), item);
+    const { as, mcp } = await startProtectedPair(track, "modern-http");
+    const store = memoryTokenStore();
+    const auth = oauth({ store, grant: "client_credentials", clientId: "machine", clientSecret: MACHINE_CLIENT.client_secret });
+    const board = new Switchboard({ servers: { api: { url: mcp.url, auth } } });
+    opened.push(board);
+    await board.start();
+    expect(board.client("api")?.era).toBe("modern");
+    const grants = as.grants.length;
+    const calls = ["alice", "bob", "alice", "bob"].map((principal) => board.callTool("api__echo", { text: principal }, { principal }));
+    expect((await Promise.all(calls)).map(textOf)).toEqual(["alice", "bob", "alice", "bob"]);
+    expect(as.grants.length - grants).toBe(2); // one per principal, none for their second calls
+    const server = new URL(mcp.url).href;
+    const tokenOf = async (key: string) => (await store.get(key, (await store.issuers(key))[0]))?.tokens?.accessToken;
+    const [own, alice, bob] = await Promise.all([tokenOf(server), tokenOf(`${server}#principal=alice`), tokenOf(`${server}#principal=bob`)]);
+    expect(new Set([own, alice, bob]).size).toBe(3);
+    // Exactly their own two calls each carried their tokens: nothing else (no handshake of their own).
+    expect(mcp.accepted.filter((header) => header === `Bearer ${alice}`)).toHaveLength(2);
+    expect(mcp.accepted.filter((header) => header === `Bearer ${bob}`)).toHaveLength(2);
+    expect(textOf(await board.callTool("api__echo", { text: "own" }))).toBe("own");
+    expect(mcp.accepted.at(-1)).toBe(`Bearer ${own}`);
+  });
+});
