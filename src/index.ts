@@ -152,6 +152,7 @@ export {
   type AddressClass,
   type LookupFunction,
   type LookupCallback,
+  type AddressResolver,
 } from "./auth/url-policy.js";
 
 // A config's "fleet" is built by "mcp-switchboard/fleet", imported only when a config has one (so a board

@@ -330,7 +330,7 @@ export class McpClient {
     if (!this.cacheEnabled) return fetch();
     const bypass = options?.cache === false;
     const share = options?.signal === undefined && options?.onProgress === undefined;
-    return this.cache.get(method, key, fetch, { bypass, share });
+    return this.cache.get(method, key, fetch, { bypass, share, foreign: options?.auth !== undefined });
   }
 
   /** Validates a tool result against the tool's outputSchema, fetching the tool list once if needed. */

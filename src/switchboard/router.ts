@@ -31,6 +31,12 @@ export interface RouteOptions {
   whileRestarting: WhileRestarting;
   /** Servers tried, in order (filled in). */
   attempts: string[];
+  /**
+   * Whether the call can go to `server` without the server's own client being up: a principal's, made
+   * on its own client with its own credentials (principals.ts). Such a call is handed `server.client`
+   * as it is (maybe none) and does not use it.
+   */
+  standalone?: ((server: ServerRuntime) => boolean) | undefined;
   onFallback(from: string, to: string, reason: string, error: Error): void;
 }
 
@@ -53,12 +59,13 @@ export async function route<T>(
       if (next) options.onFallback(server.name, next.name, reason, error);
     };
     const ready = server.state === "up" && server.client !== undefined;
+    const alone = !ready && options.standalone?.(server) === true;
     // A down or stopped server is not waited for: a call storm against it fails fast with its reason.
     const gone = server.state === "down" || server.state === "stopped";
     // A lazy server asleep (`idle`) is not away: a call is what starts it, so it is woken and waited
     // for even with fallbacks behind it (skipping it would leave it asleep for good).
-    const wait = !ready && !gone && (server.state === "idle" || next === undefined || options.whileRestarting === "wait");
-    if (!ready && !wait) {
+    const wait = !ready && !alone && !gone && (server.state === "idle" || next === undefined || options.whileRestarting === "wait");
+    if (!ready && !wait && !alone) {
       // Skipped without trying: says nothing new about the server's health, so the breaker is not told
       // (nor does it open and hide the down reason behind "circuit open").
       moveOn(`server ${server.state}`, server.unavailable());
@@ -69,7 +76,7 @@ export async function route<T>(
       continue;
     }
     let client: McpClient;
-    if (ready) {
+    if (ready || alone) {
       client = server.client!;
     } else {
       try {

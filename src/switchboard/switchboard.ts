@@ -91,7 +91,11 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.maxResultChars = checkMaxResultChars(settings.maxResultChars, "maxResultChars");
     this.principals = new PrincipalClients(settings.principals);
     if (settings.pinTools !== undefined && settings.pinTools !== false)
-      this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
+      this.pins = new ToolPins(
+        settings.pinTools,
+        (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }),
+        (server) => this.readmit(server),
+      );
     this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
@@ -267,10 +271,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   approveToolChange(name: string): boolean {
     const parsed = parseQualified(name, this.separator, this.runtimes);
     const runtime = parsed && this.runtimes.get(parsed.server);
-    if (!runtime?.tools.list || !this.pins?.approve(runtime.name, parsed!.tool)) return false;
-    this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
-    this.invalidateLists(runtime.name);
-    return true;
+    const approved = runtime?.tools.list !== undefined && this.pins?.approve(runtime.name, parsed!.tool);
+    if (approved === "seen") runtime!.relist(true);
+    else if (approved === true) this.readmit(runtime.name);
+    return approved !== false && approved !== undefined;
+  }
+
+  /** The pins changed for `server` (an approval, a hold seen by a principal): its listing is judged again. */
+  private readmit(server: string): void {
+    const runtime = this.runtimes.get(server);
+    if (runtime?.tools.list !== undefined) this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
+    this.invalidateLists(server);
   }
 
   /** The board as one principal sees it: its credentials, its lists; a host for the runners and runAgent (principal-view.ts). */
