@@ -39,6 +39,7 @@ import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } 
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
 import { checkMaxResultChars } from "./result-budget.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 import { checkPrincipal, PrincipalClients } from "./principals.js";
 import { principalView, type PrincipalView } from "./principal-view.js";
 
@@ -61,6 +62,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly pins: ToolPins | undefined;
   private readonly maxResultChars: number | undefined;
   private readonly principals: PrincipalClients;
+  private readonly urlPolicy: UrlPolicy;
   /** What routedCall (board-route.ts) needs of the board, made once. */
   private readonly routing: RoutingContext = {
     hooks: () => this.hooks,
@@ -99,6 +101,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
+    this.urlPolicy = client.urlPolicy; // its OAuth agents' sockets are closed with the board
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
@@ -153,7 +156,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       }
       await this.catalog.stop();
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
-      await this.principals.close();
+      await Promise.all([this.principals.close(), this.urlPolicy.close()]);
       this.removeAllListeners();
     })();
     return this.stopped;
