@@ -9,7 +9,7 @@ import { provideObserver, type BoardObserver, type ObserveOptions } from "../swi
 import type { Switchboard } from "../switchboard/switchboard.js";
 import type { BoardFleet } from "../switchboard/fleet-seam.js";
 import { provideFleetMember } from "../switchboard/member-summary.js";
-import { FleetWatch } from "./fleet-view.js";
+import { FleetWatch, type FleetView } from "./fleet-view.js";
 import { BoardModel } from "./observer.js";
 import { checkPort, DEFAULT_HOST, isLoopback, ObserverServer } from "./server.js";
 import { Redactor, type Snapshot } from "./view.js";
@@ -46,6 +46,14 @@ export class Observer implements BoardObserver {
   /** What an open page is sent now (secrets named in `redact` are already replaced in the page's copy). */
   snapshot(): Snapshot {
     return this.model.snapshot();
+  }
+
+  /** The fleet's members as Redis holds them now (read once; undefined: the board has no fleet). */
+  async fleet(): Promise<FleetView | undefined> {
+    const watch = this.model.fleet;
+    if (watch === undefined) return undefined;
+    await watch.refresh();
+    return watch.current();
   }
 
   /** How many pages are open. */

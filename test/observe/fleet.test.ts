@@ -82,6 +82,10 @@ describe.skipIf(!redisAvailable)("the observer's fleet view (real Redis, two pro
       expect(page.raw).toContain('"beta"');
       expect(page.raw).not.toContain(SECRET);
 
+      // The same, read from code.
+      const direct = await observer.fleet();
+      expect(direct!.members.map((m) => m.pid).sort()).toEqual([process.pid, bPid].sort());
+
       const killedAt = Date.now();
       b.child.kill("SIGKILL");
       const gone = await page.until((s) => s.at >= killedAt && s.fleet?.members.some((m) => m.pid === bPid && !m.alive) === true, LEASE_MS + 5_000);
@@ -92,6 +96,13 @@ describe.skipIf(!redisAvailable)("the observer's fleet view (real Redis, two pro
       // Its last summary is kept with it; A itself is still alive.
       expect(goneView.servers?.map((x) => x.name)).toEqual(["beta"]);
       expect(gone.fleet!.members.find((m) => m.self)?.alive).toBe(true);
+
+      // Closing the observer leaves the member counting for its summary; another observer may open.
+      await stream.close();
+      await observer.close();
+      expect(a.callTap).toBeDefined();
+      observer = await observe(a, { port: 0 });
+      expect((await observer.fleet())!.members.some((m) => m.self && m.servers?.[0]?.name === "alpha")).toBe(true);
     } finally {
       await stream?.close();
       await observer?.close();
