@@ -18,7 +18,6 @@ export type { Snapshot, ServerView, CallView, LifecycleView, Session } from "./v
 export type { Series } from "./stats.js";
 export type { RunView } from "./agent-runs.js";
 export type { FleetView, FleetMemberView } from "./fleet-view.js";
-export type { ServerSummary } from "../switchboard/member-summary.js";
 export { secretsOf } from "./view.js";
 
 /** A running observer: its address, the snapshot its page is sent, and events for agent runs to show. */
