@@ -52,6 +52,18 @@ describe("the start deadline is not the call timeout", () => {
       err: expect.stringMatching(/--start-timeout takes a whole number above 0/),
     });
   });
+
+  it("a stdio server that prints a banner on stdout and then waits: its failure names the line it wrote", async () => {
+    // Two lines, far below the 100 that stop a server at once: it fails at its start deadline, and the
+    // deadline alone would read like a slow server.
+    const banner = "console.log('Starting server v1.2'); console.log('listening...'); setInterval(() => {}, 1000)";
+    const path = config({ mcpServers: { chatty: { command: process.execPath, args: ["-e", banner], restart: once } } });
+    const result = await run(["tools", "--start-timeout", "1000", "-c", path]);
+    expect(result.code).toBe(3);
+    expect(result.err).toContain(
+      'it wrote lines on stdout that are not JSON-RPC (the first: "Starting server v1.2"): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr',
+    );
+  });
 });
 
 describe("exit codes", () => {
