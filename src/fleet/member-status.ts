@@ -5,7 +5,7 @@
  * for a minute (scripts.ts), so an observer shows it gone rather than forgetting it at once.
  */
 import type { FleetMemberStatus } from "../switchboard/member-summary.js";
-import { LEASE_MS, type FleetClient, type FleetLink } from "./link.js";
+import { LEASE_MS, maskSecrets, type FleetClient, type FleetLink } from "./link.js";
 
 /** Members shown at most: a page of a huge fleet stays a page. */
 const MAX_MEMBERS = 200;
@@ -35,17 +35,18 @@ export function publishStatus(link: FleetLink, summary: () => string): () => voi
   };
 }
 
-/** Every member in the list with its last summary; empty while Redis is away (the caller shows that). */
+/** Every member in the list with its last summary; rejects, naming the (masked) URL, while Redis is away. */
 export async function memberStatuses(link: FleetLink): Promise<FleetMemberStatus[]> {
   const client = link.client as ReadClient | undefined;
-  if (client === undefined || !link.healthy) return [];
+  // An empty list would read as "no members": the observer keeps the last one and shows this instead.
+  if (client === undefined || !link.healthy) throw new Error(`the fleet's Redis ${link.shown} is away`);
   if (client.sbMembers === undefined) client.defineCommand("sbMembers", { lua: READ });
   let reply: Array<string | number | null>;
   try {
     reply = await client.sbMembers!(1, link.key("members"), `${link.key("status")}:`, MAX_MEMBERS);
   } catch (error) {
     link.failed(error);
-    return [];
+    throw new Error(`the fleet's Redis ${link.shown}: ${maskSecrets((error as Error).message)}`);
   }
   const now = Number(reply[0]);
   const members: FleetMemberStatus[] = [];

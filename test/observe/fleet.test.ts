@@ -116,3 +116,22 @@ describe.skipIf(!redisAvailable)("the observer's fleet view (real Redis, two pro
 describe.skipIf(redisAvailable)("the observer's fleet view", () => {
   it.skip(INSTALL_REDIS, () => {});
 });
+
+describe("the observer's fleet view with the fleet's Redis away", () => {
+  it("says so, naming the URL with its password masked, instead of listing no members", async () => {
+    const fleet = redisFleet({ url: "redis://:sekret-redis-pw@127.0.0.1:1" }, `away-${Date.now()}`);
+    const a = new Switchboard({ servers: { alpha: { command: node, args: [echoServer] } }, fleet });
+    const observer = await observe(a, { port: 0 });
+    try {
+      await fleet.ready();
+      const view = await observer.fleet();
+      expect(view?.error).toContain("the fleet's Redis redis://:***@127.0.0.1:1");
+      expect(JSON.stringify(view)).not.toContain("sekret-redis-pw");
+      expect(observer.snapshot().fleet?.error).toBe(view?.error);
+    } finally {
+      await observer.close();
+      await a.stop();
+      await fleet.close();
+    }
+  }, 30_000);
+});
