@@ -53,15 +53,17 @@ describe("the start deadline is not the call timeout", () => {
     });
   });
 
-  it("a stdio server that prints a banner on stdout and then waits: its failure names the line it wrote", async () => {
-    // Two lines, far below the 100 that stop a server at once: it fails at its start deadline, and the
-    // deadline alone would read like a slow server.
-    const banner = "console.log('Starting server v1.2'); console.log('listening...'); setInterval(() => {}, 1000)";
-    const path = config({ mcpServers: { chatty: { command: process.execPath, args: ["-e", banner], restart: once } } });
-    const result = await run(["tools", "--start-timeout", "1000", "-c", path]);
+  it("a stdio program that prints to stdout and is not up: its failure names the line it wrote", async () => {
+    // A program given the wrong arguments prints its usage on stdout and exits: two lines, far below
+    // the 100 that stop a server at once. The same hint follows a banner printed before a hang, which
+    // fails at the start deadline instead (timed, so not used here: a loaded machine may not even have
+    // started node by then).
+    const usage = "console.log('Usage: server [--port N]'); console.log('  --port  the port'); process.exitCode = 1";
+    const path = config({ mcpServers: { chatty: { command: process.execPath, args: ["-e", usage], restart: once } } });
+    const result = await run(["tools", "-c", path]);
     expect(result.code).toBe(3);
     expect(result.err).toContain(
-      'it wrote lines on stdout that are not JSON-RPC (the first: "Starting server v1.2"): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr',
+      'it wrote lines on stdout that are not JSON-RPC (the first: "Usage: server [--port N]"): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr',
     );
   });
 });
