@@ -100,6 +100,7 @@ export {
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
 export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "./switchboard/fleet-seam.js";
+export type { FleetMemberStatus, MemberSummary, ServerSummary } from "./switchboard/member-summary.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig, type LoadConfigOptions } from "./switchboard/config.js";
