@@ -9,7 +9,7 @@
  * loading its compiled dist/; the parent asks them for one round at a time, alternating which side
  * goes first (old-new, new-old, ...), so a busy spell of a shared machine falls on both alike. Every
  * round is a fresh client, a warm-up, then CALLS calls of `echo`; both sides call the same servers
- * (this tree's examples/servers/raw-responder.mjs and raw-http-responder.mjs).
+ * (this tree's examples/servers/raw-responder.mjs and examples/servers/raw-http-responder.mjs).
  *
  * Reported per cell: each side's median rate and CPU time per call, and new ÷ old as the median of
  * the rounds' paired ratios (each round's new rate over the old rate measured next to it), with their
