@@ -30,6 +30,7 @@ const ALL = [
   "fleet",
   "codemode",
   "catalog",
+  "search-libraries",
   "durable",
   "observe",
 ];

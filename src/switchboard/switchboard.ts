@@ -157,8 +157,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Restarts a server now, including one that is `down` (its restart limits start afresh). */
   restart(name: string): void {
-    this.runtime(name).resetCircuit();
-    this.supervisor?.send({ type: "RESTART", name });
+    const runtime = this.runtime(name);
+    runtime.resetCircuit();
+    if (!this.catalog.restart(runtime)) this.supervisor?.send({ type: "RESTART", name });
   }
 
   /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
