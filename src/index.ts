@@ -100,6 +100,7 @@ export {
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
 export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "./switchboard/fleet-seam.js";
+export type { FleetMemberStatus, MemberSummary, ServerSummary } from "./switchboard/member-summary.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig, type LoadConfigOptions } from "./switchboard/config.js";
@@ -153,6 +154,7 @@ export {
   type AddressClass,
   type LookupFunction,
   type LookupCallback,
+  type AddressResolver,
 } from "./auth/url-policy.js";
 
 // A config's "fleet" is built by "mcp-switchboard/fleet", imported only when a config has one (so a board

@@ -22,20 +22,7 @@ export async function startModernHttp({ legacy, name = `sdk-v2-http-${legacy}`, 
       parsed = undefined;
     }
     onRequest?.({ method: req.method, headers: req.headers, body: parsed });
-    const gone = new AbortController();
-    res.on("close", () => gone.abort());
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: body.length ? body : undefined, signal: gone.signal });
-    try {
-      const response = await handler.fetch(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-      if (response.body) for await (const chunk of response.body) res.write(chunk);
-      res.end();
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500).end(String(error));
-      else res.destroy();
-    }
+    await answerByFetch(handler.fetch, req, res, body);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -47,6 +34,31 @@ export async function startModernHttp({ legacy, name = `sdk-v2-http-${legacy}`, 
       await new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Answers a node:http request (its body read already) with a fetch-shaped handler such as the SDK's
+ * createMcpHandler; a client that goes away aborts the web Request.
+ * @param {(request: Request) => Promise<Response>} fetch
+ * @param {http.IncomingMessage} req
+ * @param {http.ServerResponse} res
+ * @param {Buffer} body
+ */
+export async function answerByFetch(fetch, req, res, body) {
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
+  const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: body.length ? body : undefined, signal: gone.signal });
+  try {
+    const response = await fetch(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+    if (response.body) for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  } catch (error) {
+    if (!res.headersSent) res.writeHead(500).end(String(error));
+    else res.destroy();
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A minimal MCP responder over HTTP and WebSocket, hand-written with no SDK, for benchmarks: POST /mcp
-// answers JSON (initialize, tools/list, tools/call echo, ping; 202 for notifications), and the same
-// port speaks WebSocket (subprotocol mcp). Prints its port on stdout.
+// answers JSON (initialize, tools/list, tools/call echo, ping; 202 for notifications), GET /sse is the
+// legacy HTTP+SSE transport, and the same port speaks WebSocket (subprotocol mcp). Prints its port on stdout.
 import http from "node:http";
 import { WebSocketServer } from "ws";
 
@@ -30,7 +30,33 @@ function answer(message) {
   }
 }
 
+// The legacy HTTP+SSE transport (2024-11-05): GET /sse opens a session's event stream, whose first
+// event names where to POST; each POST is answered 202 and its reply goes out on the stream.
+const streams = new Map();
+let sessions = 0;
+function legacy(req, res) {
+  if (req.method === "GET") {
+    const session = String(++sessions);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.write(`event: endpoint\ndata: /messages?session=${session}\n\n`);
+    streams.set(session, res);
+    res.on("close", () => streams.delete(session));
+    return;
+  }
+  const stream = streams.get(new URL(req.url, "http://x").searchParams.get("session"));
+  if (req.method !== "POST" || stream === undefined) return void res.writeHead(404).end();
+  let body = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    res.writeHead(202).end();
+    const reply = answer(JSON.parse(body));
+    if (reply !== undefined) stream.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+  });
+}
+
 const server = http.createServer((req, res) => {
+  if (req.url === "/sse" || req.url.startsWith("/messages?")) return legacy(req, res);
   if (req.method !== "POST") return void res.writeHead(405).end();
   let body = "";
   req.setEncoding("utf8");

@@ -15,6 +15,16 @@ export interface StoredRun {
   revision: number;
 }
 
+export interface SaveOptions {
+  /**
+   * Whether the save must reach the disk before it resolves (default true). A run passes `false` for
+   * a save whose loss in a power cut is safe (a call's result: without it the call counts as sent with
+   * its outcome unknown); such a save must still survive a crash of the process, and the next save
+   * with `sync` makes it durable too. A store that always persists may ignore it.
+   */
+  sync?: boolean | undefined;
+}
+
 export interface Checkpointer {
   /** The run's last checkpoint, or undefined when it has none. */
   load(runId: string): Promise<StoredRun | undefined>;
@@ -24,7 +34,7 @@ export interface Checkpointer {
    * The state must be copied or serialized before the returned promise settles: the run goes on
    * changing its own objects.
    */
-  save(runId: string, state: RunState, revision: number): Promise<number>;
+  save(runId: string, state: RunState, revision: number, options?: SaveOptions): Promise<number>;
   /**
    * Takes the run's lease for `ttlMs` for `owner`, or renews it when `owner` holds it already;
    * resolves to false when another owner holds a lease that has not expired.

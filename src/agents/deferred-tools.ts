@@ -10,6 +10,7 @@ import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME,
 import type { ToolHost } from "../adapters/tool-runner.js";
 import type { Tool } from "../client/types.js";
 import { ConfigError } from "../jsonrpc/errors.js";
+import type { ToolLoadingState } from "./run-state.js";
 import type { TurnResults } from "./tool-calls.js";
 import type { ToolCallRecord, ToolResultBlock, ToolUseBlock } from "./trace.js";
 
@@ -36,10 +37,17 @@ export const SEARCH_TOOL: Tool = {
   inputSchema: SEARCH_TOOL_SCHEMA as unknown as Tool["inputSchema"],
 };
 
-/** The run's deferred loading, or undefined for eager loading; wrong option types are ConfigErrors. */
-export function deferredTools(options: DeferredToolOptions, host: ToolHost): DeferredTools | undefined {
-  const pinned = pinnedToolsOf(options);
-  return pinned === undefined ? undefined : new DeferredTools(host, pinned);
+/**
+ * The run's deferred loading, or undefined for eager loading; wrong option types are ConfigErrors.
+ * `restored` is a resumed run's (src/agents/run-state.ts): its tools are loaded again, and a resume
+ * that does not say `toolLoading` goes on deferred, with the pinned tools it had.
+ */
+export function deferredTools(options: DeferredToolOptions, host: ToolHost, restored?: ToolLoadingState): DeferredTools | undefined {
+  const pinned = pinnedToolsOf(options) ?? (options.toolLoading === undefined ? restored?.pinned : undefined);
+  if (pinned === undefined) return undefined;
+  const tools = new DeferredTools(host, pinned);
+  for (const name of restored?.loaded ?? []) tools.restore(name);
+  return tools;
 }
 
 /** The pinned tools when loading is deferred, undefined when eager; wrong option types are ConfigErrors. */
@@ -71,9 +79,19 @@ export class DeferredTools {
 
   constructor(
     private readonly host: ToolHost,
-    pinned: readonly string[],
+    private readonly pinned: readonly string[],
   ) {
     this.loaded = new Set(pinned);
+  }
+
+  /** What a checkpoint keeps, so a resumed run offers the same tools. */
+  state(): ToolLoadingState {
+    return { pinned: [...this.pinned], loaded: [...this.loaded].filter((name) => !this.pinned.includes(name)) };
+  }
+
+  /** A tool a resumed run had loaded: offered again, not reported as loaded in this run's steps. */
+  restore(name: string): void {
+    this.loaded.add(name);
   }
 
   /** This turn's tools: the loaded ones the host still has, and the search tool. */

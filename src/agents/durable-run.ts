@@ -26,6 +26,7 @@ import {
   type OpenTurn,
   type RunState,
   type StepRecord,
+  type ToolLoadingState,
 } from "./run-state.js";
 import type { AgentApprovalRequest, CallGate, Failure } from "./tool-calls.js";
 import type { AgentResult, AgentStep, ToolResultBlock, ToolUseBlock, TraceMessage, Usage } from "./trace.js";
@@ -125,8 +126,12 @@ export class DurableRun {
   private replay: OpenTurn | undefined;
   private current: Promise<void> = Promise.resolve();
   private next: Promise<void> | undefined;
+  /** Whether the next write must reach the disk before it resolves (a save asked for it). */
+  private nextSync = false;
   private renewal: NodeJS.Timeout | undefined;
   private lost = false;
+  /** A deferred-loading run's tools, read at each save. */
+  private loading: (() => ToolLoadingState) | undefined;
 
   constructor(
     private readonly checkpointer: Checkpointer,
@@ -186,7 +191,16 @@ export class DurableRun {
       );
     }, every);
     this.renewal.unref();
-    await this.save();
+    // The file checkpointer flushes a run's first write anyway; the first call sent flushes the rest.
+    await this.save(false);
+  }
+
+  /** The tools a resumed run had loaded, and where this run's are read from for each save. */
+  get toolLoading(): ToolLoadingState | undefined {
+    return this.initial.toolLoading;
+  }
+  track(tools: { state(): ToolLoadingState } | undefined): void {
+    this.loading = tools === undefined ? undefined : () => tools.state();
   }
 
   /** The model, except that a resumed turn's recorded answer is replayed once instead of asked again. */
@@ -272,7 +286,9 @@ export class DurableRun {
     ended: async (result, record) => {
       const open = this.open as OpenTurn;
       open.finished.push({ result, record });
-      await this.save();
+      // Not flushed: a result lost in a power cut makes its call "sent, outcome unknown", which a
+      // resume handles safely; the next call sent (or the run's end) flushes it with its own record.
+      await this.save(false);
     },
   };
 
@@ -299,21 +315,24 @@ export class DurableRun {
     await this.checkpointer.release(this.runId, this.owner).catch(() => undefined);
   }
 
-  private save(): Promise<void> {
+  private save(sync = true): Promise<void> {
+    this.nextSync ||= sync;
     if (this.next !== undefined) return this.next;
     const next = this.current
       .catch(() => undefined)
       .then(() => {
         // From here on, a change needs another write: this one's snapshot is taken now.
         this.next = undefined;
-        return this.write();
+        const flush = this.nextSync;
+        this.nextSync = false;
+        return this.write(flush);
       });
     this.next = next;
     this.current = next;
     return next;
   }
 
-  private async write(): Promise<void> {
+  private async write(sync: boolean): Promise<void> {
     if (this.lost)
       throw new CheckpointError(`Run ${this.runId}: this process lost the run's lease; another may be driving it`, { runId: this.runId, reason: "leased" });
     const open = this.open;
@@ -324,10 +343,12 @@ export class DurableRun {
       usage: this.done.usage,
       steps: this.done.records,
       open: open === undefined ? undefined : { ...open, sent: [...open.sent], finished: [...open.finished], decisions: { ...open.decisions } },
+      toolLoading: this.loading?.(),
       updatedAt: Date.now(),
     };
     if (open === undefined) delete state.open;
-    this.revision = await this.checkpointer.save(this.runId, state, this.revision);
+    if (state.toolLoading === undefined) delete state.toolLoading;
+    this.revision = await this.checkpointer.save(this.runId, state, this.revision, sync ? undefined : { sync: false });
   }
 }
 

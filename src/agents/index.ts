@@ -1,9 +1,16 @@
 export { runAgent, ModelCallError, DEFAULT_MAX_TURNS, type RunAgentOptions } from "./run-agent.js";
 export { resumeAgent, type ResumeAgentOptions } from "./resume-agent.js";
 export { DEFAULT_LEASE_MS, type DurableRunOptions } from "./durable-run.js";
-export { CheckpointError, type Checkpointer, type StoredRun, type CheckpointErrorReason, type CheckpointErrorOptions } from "./checkpointer.js";
+export {
+  CheckpointError,
+  type Checkpointer,
+  type SaveOptions,
+  type StoredRun,
+  type CheckpointErrorReason,
+  type CheckpointErrorOptions,
+} from "./checkpointer.js";
 export { IDEMPOTENCY_KEY_META, RUN_STATE_VERSION, RUN_STATE_KIND, checkRunState } from "./run-state.js";
-export type { RunState, RunStatus, OpenTurn, SentCall, PendingApproval, ApprovalVerdict, StepRecord } from "./run-state.js";
+export type { RunState, RunStatus, OpenTurn, SentCall, PendingApproval, ApprovalVerdict, StepRecord, ToolLoadingState } from "./run-state.js";
 export { openAIChatModel, openAIResponsesModel, anthropicModel, DEFAULT_ANTHROPIC_MAX_TOKENS } from "./models.js";
 export type { OpenAIChatClient, OpenAIResponsesClient, AnthropicClient, ModelParams, OpenAIModelOptions } from "./models.js";
 export type { AgentModel, ModelRequest, ModelResponse, SdkRequestOptions } from "./model.js";

@@ -80,7 +80,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const deferred = deferredTools(options, host);
+  const deferred = deferredTools(options, host, run?.toolLoading);
+  run?.track(deferred);
   const steps: AgentStep[] = run?.steps ?? [];
   let usage: Usage = run?.usage ?? {};
   const finish = (stopReason: StopReason): AgentResult | Promise<AgentResult> => {

@@ -4,6 +4,7 @@
  * result yet (it may have run), or waiting for a person. Plain JSON, so any store can keep it; checked
  * field by field when loaded, because a checkpoint comes from outside the process.
  */
+import { SEARCH_TOOL_NAME } from "../adapters/deferred.js";
 import { isObject } from "../util/guards.js";
 import { checkTrace } from "./convert/shared.js";
 import { CheckpointError } from "./checkpointer.js";
@@ -11,8 +12,11 @@ import type { AgentStep, StopReason, ToolCallRecord, ToolResultBlock, TraceMessa
 
 /** Marks a run state, so a foreign record is told apart from a corrupted one. */
 export const RUN_STATE_KIND = "mcp-switchboard/agent-run";
-/** The state format this version writes; a checkpoint with a higher one is refused, not guessed at. */
-export const RUN_STATE_VERSION = 1;
+/**
+ * The state format this version writes; a checkpoint with a higher one is refused, not guessed at.
+ * 2 added `toolLoading`; a version 1 state is read with it rebuilt from its steps.
+ */
+export const RUN_STATE_VERSION = 2;
 /** The `params._meta` key of every tool call a durable run sends. */
 export const IDEMPOTENCY_KEY_META = "mcp-switchboard/idempotency-key";
 
@@ -62,6 +66,13 @@ export interface StepRecord extends Omit<AgentStep, "message" | "toolResults"> {
   at: number;
 }
 
+/** A deferred-loading run's tools (`toolLoading: "deferred"`): a resumed run offers them again without searching. */
+export interface ToolLoadingState {
+  pinned: string[];
+  /** Found or called so far, in the order they were loaded. */
+  loaded: string[];
+}
+
 export interface RunState {
   kind: typeof RUN_STATE_KIND;
   version: number;
@@ -73,6 +84,8 @@ export interface RunState {
   steps: StepRecord[];
   /** The turn under way, if any. */
   open?: OpenTurn | undefined;
+  /** With `toolLoading: "deferred"`: the tools pinned and loaded so far. */
+  toolLoading?: ToolLoadingState | undefined;
   createdAt: number;
   updatedAt: number;
 }
@@ -105,7 +118,21 @@ export function checkRunState(value: unknown, runId: string, where: string): Run
     (step.toolCalls.length === 0 || messages[step.at + 1]?.role === "tool");
   if (!value.steps.every(stepAt)) throw fail("corrupt", "a step does not point at its messages");
   if (value.open !== undefined && !isOpenTurn(value.open)) throw fail("corrupt", "the turn under way is malformed");
-  return value as unknown as RunState;
+  const names = (list: unknown) => Array.isArray(list) && list.every((name) => typeof name === "string");
+  if (value.toolLoading !== undefined && !(isObject(value.toolLoading) && names(value.toolLoading.pinned) && names(value.toolLoading.loaded))) {
+    throw fail("corrupt", "toolLoading is malformed");
+  }
+  return value.version === 1 ? fromVersion1(value as unknown as RunState) : (value as unknown as RunState);
+}
+
+/** A version 1 state as version 2: a deferred-loading run's tools, from what its steps offered and loaded. */
+function fromVersion1(state: RunState): RunState {
+  const strings = (list: unknown) => (Array.isArray(list) ? list.filter((name): name is string => typeof name === "string") : []);
+  const loading = state.steps.flatMap((step) => (isObject(step.toolLoading) ? [step.toolLoading] : []));
+  if (loading.length === 0) return { ...state, version: RUN_STATE_VERSION };
+  const loaded = new Set(loading.flatMap((step) => [...strings(step.offered), ...strings(step.loaded)]));
+  loaded.delete(SEARCH_TOOL_NAME);
+  return { ...state, version: RUN_STATE_VERSION, toolLoading: { pinned: [], loaded: [...loaded] } };
 }
 
 function isOpenTurn(value: unknown): value is OpenTurn {

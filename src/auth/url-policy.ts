@@ -12,10 +12,12 @@
  * Two ways in: `check(url, origin)` resolves the name and refuses (one call per place a URL comes from),
  * and `lookup`, a DNS lookup for the connection itself (node:http's `lookup` agent option, undici's
  * `connect: { lookup }`), so the address checked is the address connected to: no rebinding gap between
- * the check and the connection.
+ * the check and the connection. The OAuth requests (`guardFetch`) go through an undici Agent whose
+ * lookup is that one, with the rules of the URL's origin.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from "node:dns";
 import { isIP } from "node:net";
+import { Agent, fetch as undiciFetch } from "undici";
 import { ConfigError, TransportError } from "../jsonrpc/errors.js";
 
 export interface UrlPolicyOptions {
@@ -40,6 +42,11 @@ export type UrlCheck = (url: URL, origin: UrlOrigin) => Promise<void>;
 export type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 /** The shape node:net and undici call a `lookup` with. */
 export type LookupFunction = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
+
+/** Every address of a name (node:dns `lookup` with `all: true`); tests give their own to play a rebinding DNS. */
+export type AddressResolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, found: LookupAddress[]) => void) => void;
+
+const systemResolver: AddressResolver = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
 
 const METADATA = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"]);
 const METADATA_NAMES = new Set(["metadata.google.internal", "metadata.goog", "metadata"]);
@@ -103,8 +110,13 @@ export function checkUrlPolicyOptions(value: unknown, field = "urlPolicy"): UrlP
 
 export class UrlPolicy {
   private readonly options: UrlPolicyOptions;
+  /** The OAuth requests' agents by origin, made on first use (see guardFetch). */
+  private agents: Partial<Record<UrlOrigin, Agent>> = {};
 
-  constructor(options: UrlPolicyOptions = {}) {
+  constructor(
+    options: UrlPolicyOptions = {},
+    private readonly resolver: AddressResolver = systemResolver,
+  ) {
     this.options = checkUrlPolicyOptions(options);
   }
 
@@ -137,11 +149,25 @@ export class UrlPolicy {
   };
 
   /** A DNS lookup that refuses what the rules refuse: the connection's own (see the top of this file). */
-  readonly lookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, found) => {
+  readonly lookup: LookupFunction = (hostname, options, callback) => this.lookupAs("config", hostname, options, callback);
+
+  /** An undici Agent whose connections resolve names through this policy, with the rules of `origin`. */
+  agentFor(origin: UrlOrigin): Agent {
+    return (this.agents[origin] ??= new Agent({ connect: { lookup: (hostname, options, callback) => this.lookupAs(origin, hostname, options, callback) } }));
+  }
+
+  /** Closes the agents made by agentFor (their idle sockets). */
+  async close(): Promise<void> {
+    const agents = Object.values(this.agents);
+    this.agents = {};
+    await Promise.all(agents.map((agent) => agent.close()));
+  }
+
+  private lookupAs(origin: UrlOrigin, hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void {
+    this.resolver(hostname, (error, found) => {
       if (error) return callback(error, []);
       for (const { address } of found) {
-        const rule = this.refusal(hostname, address, "config");
+        const rule = this.refusal(hostname, address, origin);
         if (rule !== undefined) {
           const refusal = new Error(`${hostname} resolves to ${address}, refused by the URL policy (${rule})`) as NodeJS.ErrnoException;
           refusal.code = "EURLPOLICY";
@@ -152,14 +178,14 @@ export class UrlPolicy {
       const first = found[0]!;
       callback(null, first.address, first.family);
     });
-  };
+  }
 
   private async resolve(url: URL, host: string, origin: UrlOrigin): Promise<string[]> {
     // The name's own rules first: a denied or unlisted name is refused without asking DNS.
     const rule = this.refusal(host, undefined, origin);
     if (rule !== undefined) throw refused(url, undefined, rule, origin);
     return new Promise((resolve, reject) =>
-      dnsLookup(host, { all: true }, (error, found) => {
+      this.resolver(host, (error, found) => {
         if (error)
           reject(new TransportError(`${url.href}: cannot resolve ${host} (${error.code ?? error.message})`, { url: url.href, delivered: false, cause: error }));
         else resolve(found.map((entry) => entry.address));
@@ -182,15 +208,19 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
  * `fetch` (the caller's, else the global one) behind a URL policy, for the OAuth requests: a URL on an
  * origin the user configured counts as "config", any other (metadata, the authorization server's
  * endpoints) as "server". The policy is read at each call: the transport hands it over after the
- * provider was made.
+ * provider was made. Without a `fetch` of the caller's, the request goes through the policy's agent
+ * (agentFor), whose DNS lookup applies the same rules: the address checked is the one connected to, not
+ * a second answer of a rebinding DNS. A caller's own `fetch` resolves names its own way.
  */
 export function guardFetch(base: Fetch | undefined, policy: () => UrlPolicy | undefined, configured: (url: URL) => boolean): Fetch {
   return async (input, init) => {
     const current = policy();
-    if (current !== undefined) {
-      const url = new URL(String(input));
-      await current.check(url, configured(url) ? "config" : "server");
-    }
-    return (base ?? fetch)(input, init);
+    if (current === undefined) return (base ?? fetch)(input, init);
+    const url = new URL(String(input));
+    const origin = configured(url) ? "config" : "server";
+    await current.check(url, origin);
+    if (base !== undefined) return base(input, init);
+    const sent = { ...init, dispatcher: current.agentFor(origin) } as Parameters<typeof undiciFetch>[1];
+    return await undiciFetch(url, sent);
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Full-text search over the tools of many servers, with MiniSearch (BM25 with prefix and fuzzy
- * matching). Picked for what a tool catalog needs rather than by a bake-off (FlexSearch and Orama were
- * not measured): it is small and dependency-free, synchronous (a search is a plain call, no promise),
- * takes our own tokenizer and term processing, and removes single documents, which a `list_changed`
- * needs. Recall and speed on the query set in test/catalog/queries.ts are in docs/guide/catalogs.md.
+ * matching). Measured against FlexSearch and Orama on the same documents, term processing and query
+ * set (bench/search-libraries.ts; numbers and the why in docs/guide/catalogs.md): it ranks best
+ * (recall@5 and MRR), and its extra tenth of a millisecond per search is nothing next to a model call.
+ * It is also small and dependency-free, synchronous (a search is a plain call, no promise), gives a
+ * score per hit, and removes single documents, which a `list_changed` needs.
  * Each tool is one document: the words of its name, title, description, parameter names and
  * descriptions, and its server's name and instructions, each a field with its own weight.
  */
@@ -29,7 +30,8 @@ export interface ToolSearchOptions {
 /** Field weights, tuned on test/catalog/queries.ts. */
 export const SEARCH_BOOSTS = { name: 3, title: 2, description: 1.5, params: 0.6, server: 0.8 } as const;
 
-interface ToolDocument {
+/** One tool as a search document: the text of each field (bench/search-libraries.ts indexes the same). */
+export interface ToolDocument {
   id: string;
   server: string;
   name: string;
@@ -39,7 +41,7 @@ interface ToolDocument {
   serverText: string;
 }
 
-const FIELDS = ["name", "title", "description", "params", "serverText"] as const;
+export const FIELDS = ["name", "title", "description", "params", "serverText"] as const;
 
 export class ToolSearchIndex {
   private readonly index = new MiniSearch<ToolDocument>({
@@ -73,15 +75,7 @@ export class ToolSearchIndex {
     for (const { name, tool } of tools) {
       if (ids.has(name)) continue;
       ids.set(name, tool.description);
-      documents.push({
-        id: name,
-        server,
-        name: tool.name,
-        title: tool.title ?? annotationTitle(tool) ?? "",
-        description: tool.description ?? "",
-        params: parameterText(tool.inputSchema),
-        serverText,
-      });
+      documents.push(toolDocument(name, server, tool, serverText));
     }
     this.index.addAll(documents);
     this.servers.set(server, ids);
@@ -110,6 +104,19 @@ export class ToolSearchIndex {
     }
     return hits;
   }
+}
+
+/** The document of one tool: `id` its qualified name, `serverText` its server's name and instructions. */
+export function toolDocument(id: string, server: string, tool: Tool, serverText: string): ToolDocument {
+  return {
+    id,
+    server,
+    name: tool.name,
+    title: tool.title ?? annotationTitle(tool) ?? "",
+    description: tool.description ?? "",
+    params: parameterText(tool.inputSchema),
+    serverText,
+  };
 }
 
 function annotationTitle(tool: Tool): string | undefined {

@@ -8,6 +8,7 @@ import { secretsOf } from "../observe/view.js";
 import { Switchboard } from "../switchboard/switchboard.js";
 import type { Output } from "./commands.js";
 import { downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
+import { watchStdoutNoise } from "./stdout-noise.js";
 
 export interface ObserveCommandOptions {
   config: string | undefined;
@@ -21,6 +22,7 @@ export interface ObserveCommandOptions {
 export async function observeCommand(options: ObserveCommandOptions, io: Output): Promise<number> {
   const config = await readBoardConfig(options.config, options.flags);
   const board = new Switchboard(config);
+  watchStdoutNoise(board);
   const observer = await observe(board, { port: options.port, host: options.host, captureToolContent: options.captureToolContent, redact: secretsOf(config) });
   const stop = untilSignal();
   try {

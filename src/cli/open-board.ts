@@ -5,6 +5,7 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
+import { stdoutNoiseHint, watchStdoutNoise } from "./stdout-noise.js";
 
 export interface BoardFlags {
   /** --timeout: each call's deadline. */
@@ -17,6 +18,7 @@ export interface BoardFlags {
 
 export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
   const board = new Switchboard(await readBoardConfig(configPath, options));
+  watchStdoutNoise(board);
   await board.start();
   return board;
 }
@@ -44,7 +46,7 @@ export async function readBoardConfig(configPath: string | undefined, options: B
 export function downServers(board: Switchboard): string[] {
   return Object.entries(board.status())
     .filter(([, status]) => status.state !== "up" && status.state !== "disabled")
-    .map(([name, status]) => `server "${name}" is ${status.state}${whyNotUp(status)}`);
+    .map(([name, status]) => `server "${name}" is ${status.state}${whyNotUp(status)}${stdoutNoiseHint(board, name)}`);
 }
 
 /**

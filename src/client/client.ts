@@ -333,7 +333,7 @@ export class McpClient {
     if (!this.cacheEnabled) return fetch();
     const bypass = options?.cache === false;
     const share = options?.signal === undefined && options?.onProgress === undefined;
-    return this.cache.get(method, key, fetch, { bypass, share });
+    return this.cache.get(method, key, fetch, { bypass, share, foreign: options?.auth !== undefined });
   }
 
   /** What the latest complete listing of `method` said of caching (`ttlMs`, `cacheScope`); undefined before one. */

@@ -14,7 +14,10 @@
  *   leaving `ready` (reconnect, new session, close) drops everything.
  *
  * `cacheScope: "private"` results may be kept here because this cache belongs to one McpClient, that
- * is one connection and one auth context; nothing here is shared between clients.
+ * is one connection and one auth context; nothing here is shared between clients. A request made with
+ * a credential of its own (`RequestOptions.auth`: a principal's, on a 2026 connection shared by many
+ * users) is another auth context: it is served only entries marked `public`, joins no request in
+ * flight, and leaves behind only a result marked `public`.
  *
  * Identical requests made while one is in flight share it (one round trip, one answer), except for
  * callers that bring their own AbortSignal or progress callback: one caller's abort must not fail another.
@@ -49,12 +52,19 @@ export interface CacheLookup {
   bypass: boolean;
   /** Whether this caller may share an in-flight request with others. */
   share: boolean;
+  /** The request carries a credential other than the client's own: only `public` results cross over. */
+  foreign?: boolean | undefined;
 }
 
 interface Entry {
   result: Result;
   /** ms since the epoch; Infinity: until invalidated. */
   expiresAt: number;
+}
+
+/** Whether a result may be used across auth contexts (SEP-2549 `cacheScope`). */
+function isPublic(result: Result): boolean {
+  return result.cacheScope === "public";
 }
 
 export class ResultCache {
@@ -81,20 +91,18 @@ export class ResultCache {
   get(method: CachedMethod, key: string, fetch: () => Promise<Result>, lookup: CacheLookup): Promise<Result> {
     if (!lookup.bypass) {
       const entry = this.entries?.get(key);
-      if (entry !== undefined) {
-        if (Date.now() < entry.expiresAt) return Promise.resolve(entry.result);
-        this.entries!.delete(key);
-      }
+      if (entry !== undefined && Date.now() >= entry.expiresAt) this.entries!.delete(key);
+      else if (entry !== undefined && (lookup.foreign !== true || isPublic(entry.result))) return Promise.resolve(entry.result);
       const pending = this.inflight?.get(key);
-      if (pending !== undefined && lookup.share) return pending;
+      if (pending !== undefined && lookup.share && lookup.foreign !== true) return pending;
     }
     const kind = KIND_OF_METHOD[method];
     const generation = this.generation[kind];
     const fetched = fetch().then((result) => {
-      if (this.generation[kind] === generation) this.store(method, key, result);
+      if (this.generation[kind] === generation && (lookup.foreign !== true || isPublic(result))) this.store(method, key, result);
       return result;
     });
-    if (lookup.share && !lookup.bypass) {
+    if (lookup.share && !lookup.bypass && lookup.foreign !== true) {
       const inflight = (this.inflight ??= new Map());
       inflight.set(key, fetched);
       const forget = () => {

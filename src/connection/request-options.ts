@@ -1,3 +1,5 @@
+import type { AuthOption } from "../transports/auth.js";
+
 /** What a caller may say about one request. */
 export interface ProgressInfo {
   progress: number;
@@ -30,4 +32,10 @@ export interface RequestOptions {
    * Default: yes for reads and lists and for tools annotated read-only or idempotent, no otherwise.
    */
   idempotent?: boolean | undefined;
+  /**
+   * Streamable HTTP: the credential of this request alone, in place of the connection's `auth` (whose
+   * Authorization header it then does not carry). For a 2026-07-28 server, where one connection serves
+   * many users' requests (a Switchboard principal's, say); a 2025 session belongs to one credential.
+   */
+  auth?: AuthOption | undefined;
 }

@@ -14,10 +14,12 @@ import { RedisGate } from "./gate.js";
 import { redisCheckpointer } from "./checkpointer.js";
 import { FleetLink } from "./link.js";
 import { FleetLists } from "./lists.js";
+import { memberStatuses, publishStatus } from "./member-status.js";
 import { redisTokenStore } from "./token-store.js";
 import { checkRedisUrl, maskedUrl } from "./url.js";
 
 export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "../switchboard/fleet-seam.js";
+export type { FleetMemberStatus } from "../switchboard/member-summary.js";
 export type { TokenStore } from "../auth/token-store.js";
 export type { Checkpointer } from "../agents/checkpointer.js";
 
@@ -78,6 +80,8 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
     lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link)).watch(server, onRemoteChange),
     /** The tool list a member of the fleet last listed for `server` (undefined: none kept, or Redis away). */
     keptTools: (server: string) => (lists ??= new FleetLists(link)).tools(server),
+    publishStatus: (summary: () => string) => publishStatus(link, summary),
+    memberStatuses: () => memberStatuses(link),
     onEvent(listener: (event: FleetEvent) => void) {
       link.on("event", listener);
       return () => void link.off("event", listener);

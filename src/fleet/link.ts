@@ -19,6 +19,8 @@ export type FleetClient = Redis & FleetCommands;
 /** How long a member's heartbeat (and so its permits and its vote as a live member) lasts. */
 export const LEASE_MS = 3_000;
 const BEAT_MS = 1_000;
+/** A member's summary outlives it as long as the heartbeat script keeps a dead member listed. */
+export const STATUS_KEEP_MS = 60_000;
 /** A Redis that accepted the connection but has not answered within this is reported degraded. */
 const FIRST_ANSWER_MS = 2_000;
 
@@ -47,6 +49,8 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
   private closed = false;
   /** Permit hashes this member holds permits in (their TTL rides on the heartbeat). */
   readonly holding = new Set<string>();
+  /** This member's summary for the fleet's observers, sent with each heartbeat (member-status.ts). */
+  statusOf: (() => string) | undefined;
 
   constructor(
     private readonly source: LinkSource,
@@ -125,7 +129,13 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
     if (client === undefined || client.status !== "ready") return;
     try {
       const keys = [this.key("members"), ...this.holding];
-      this.members = Math.max(1, await client.sbBeat(keys.length, ...keys, this.member, LEASE_MS));
+      const status = this.statusOf?.();
+      // The summary goes in the heartbeat's round trip: one pipeline, one write, one wait.
+      const beat =
+        status === undefined
+          ? client.sbBeat(keys.length, ...keys, this.member, LEASE_MS)
+          : beatWithStatus(client, keys, this.member, this.key("status", this.member), status);
+      this.members = Math.max(1, await beat);
     } catch (error) {
       this.failed(error);
     }
@@ -146,6 +156,23 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
     if (client.status === "ready") await client.zrem(this.key("members"), this.member).catch(() => {});
     client.disconnect();
   }
+}
+
+/** The heartbeat and this member's summary (kept as long as the member list keeps a dead member). */
+async function beatWithStatus(client: FleetClient, keys: string[], member: string, statusKey: string, status: string): Promise<number> {
+  // A pipeline queues commands and returns itself: ioredis's types know the defined scripts on neither.
+  const pipeline = client.pipeline() as unknown as {
+    sbBeat(...args: Array<string | number>): typeof pipeline;
+    set(...args: Array<string | number>): typeof pipeline;
+    exec(): Promise<Array<[Error | null, unknown]> | null>;
+  };
+  const [beat] =
+    (await pipeline
+      .sbBeat(keys.length, ...keys, member, LEASE_MS)
+      .set(statusKey, status, "PX", STATUS_KEEP_MS)
+      .exec()) ?? [];
+  if (beat === undefined || beat[0] !== null) throw beat?.[0] ?? new Error("no heartbeat reply");
+  return beat[1] as number;
 }
 
 /** A Redis error can quote the URL it was given: no password leaves in a message. */

@@ -13,6 +13,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { FramingError, sampleOf } from "./errors.js";
+import { scanEvents, type ScanSink } from "./sse-scan.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, OversizeFrameError } from "./oversize.js";
 
 export interface SseEvent {
@@ -34,11 +35,22 @@ export interface SseDecoderOptions {
 const LF = 10;
 const CR = 13;
 
-export class SseDecoder {
-  private readonly parser: EventSourceParser;
+export class SseDecoder implements ScanSink {
+  /** Made when the scan (sse-scan.ts) first meets text it leaves to the general parser. */
+  private parser: EventSourceParser | undefined;
   private readonly limit: number;
-  private readonly onError: ((error: FramingError) => void) | undefined;
-  private text = new StringDecoder("utf8");
+  private readonly safeChars: number;
+  private readonly options: SseDecoderOptions;
+  /** Made for the first chunk that may end inside a character. */
+  private text: StringDecoder | undefined;
+  /** The last chunk ended on a byte that is not ASCII: `text` may hold part of a character. */
+  private held = false;
+  /** At an event boundary with nothing buffered: the next text may be scanned. */
+  private clean = true;
+  /** No text was fed since the start or a reset (the parser strips a BOM from that text only). */
+  private first = true;
+  /** The parser was not fed since it was made or reset. */
+  private parserFresh = true;
   /** Set while skipping the rest of an oversize event: where the scan for its blank line stands. */
   private skipping: { atLineStart: boolean; afterCr: boolean } | undefined;
   private overflowed = false;
@@ -47,19 +59,15 @@ export class SseDecoder {
   private beforeLast = 0;
 
   constructor(options: SseDecoderOptions) {
+    this.options = options;
     this.limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.onError = options.onError;
-    const onEvent = options.onEvent;
-    const safeChars = Math.floor(this.limit / 3);
-    this.parser = createParser({
-      onEvent: (event: EventSourceMessage) => {
-        // An event completed inside one chunk can exceed the buffer bound by up to that chunk.
-        if (event.data.length > safeChars && Buffer.byteLength(event.data) > this.limit) {
-          this.onError?.(new OversizeFrameError(Buffer.byteLength(event.data), this.limit, sampleOf(event.data)));
-          return;
-        }
-        onEvent(event);
-      },
+    this.safeChars = Math.floor(this.limit / 3);
+  }
+
+  private general(): EventSourceParser {
+    const { options } = this;
+    return (this.parser ??= createParser({
+      onEvent: (event: EventSourceMessage) => this.event(event.id, event.event, event.data),
       onRetry: options.onRetry,
       onComment: options.onComment,
       onError: (error) => {
@@ -67,34 +75,78 @@ export class SseDecoder {
           this.overflowed = true;
           return;
         }
-        this.onError?.(new FramingError(`Bad SSE line: ${error.message}`, sampleOf(error.line ?? "")));
+        options.onError?.(new FramingError(`Bad SSE line: ${error.message}`, sampleOf(error.line ?? "")));
       },
       maxBufferSize: this.limit,
-    });
+    }));
+  }
+
+  /** A whole event, from the scan or the parser. */
+  event(id: string | undefined, event: string | undefined, data: string): void {
+    // An event completed inside one chunk can exceed the buffer bound by up to that chunk.
+    if (data.length > this.safeChars && Buffer.byteLength(data) > this.limit) {
+      this.options.onError?.(new OversizeFrameError(Buffer.byteLength(data), this.limit, sampleOf(data)));
+      return;
+    }
+    this.options.onEvent({ id, event, data });
+  }
+
+  comment(text: string): void {
+    this.options.onComment?.(text);
   }
 
   push(chunk: Buffer | string): void {
-    let text = typeof chunk === "string" ? chunk : this.text.write(chunk);
+    let text = typeof chunk === "string" ? chunk : this.decode(chunk);
+    let first = this.first;
+    /** What the last two characters are taken from: all of this chunk's text the parser saw, or would have. */
+    let seen = text;
     if (this.skipping !== undefined) {
       const end = findEventEnd(text, this.skipping);
       if (end < 0) return;
       this.skipping = undefined;
-      this.parser.reset();
-      text = text.slice(end);
+      this.parser!.reset();
+      this.parserFresh = first = true;
+      seen = text = text.slice(end);
+    } else if (this.clean) {
+      const from = scanEvents(text, this);
+      if (from > 0) first = false;
+      this.first = false;
+      if (from === text.length) return this.track(text);
+      text = text.slice(from);
     }
-    this.parser.feed(text);
-    if (text.length > 1) this.beforeLast = text.charCodeAt(text.length - 2);
-    else if (text.length === 1) this.beforeLast = this.last;
-    if (text.length > 0) this.last = text.charCodeAt(text.length - 1);
+    const parser = this.general();
+    // The parser strips a BOM from the first text it is fed: text the scan read came before this.
+    if (this.parserFresh && !first) parser.feed("");
+    this.parserFresh = false;
+    this.first = false;
+    parser.feed(text);
+    this.track(seen);
+    this.clean = !this.overflowed && this.last === LF && this.beforeLast === LF;
     if (this.overflowed) {
       this.overflowed = false;
-      this.onError?.(new OversizeFrameError(this.limit + 1, this.limit, ""));
+      this.options.onError?.(new OversizeFrameError(this.limit + 1, this.limit, ""));
       const last = this.last;
       // A final CR right after a line end is the event's blank line already (the parser holds a final
       // CR back in case an LF follows): nothing left to skip.
-      if (last === CR && (this.beforeLast === CR || this.beforeLast === LF)) this.parser.reset();
-      else this.skipping = { atLineStart: last === LF || last === CR, afterCr: last === CR };
+      if (last === CR && (this.beforeLast === CR || this.beforeLast === LF)) {
+        parser.reset();
+        this.parserFresh = this.first = true;
+      } else this.skipping = { atLineStart: last === LF || last === CR, afterCr: last === CR };
     }
+  }
+
+  /** Bytes to text; a chunk that ends in ASCII, with nothing held from the last, needs no StringDecoder. */
+  private decode(chunk: Buffer): string {
+    if (!this.held && chunk.length > 0 && chunk[chunk.length - 1]! < 0x80) return chunk.toString("utf8");
+    const text = (this.text ??= new StringDecoder("utf8")).write(chunk);
+    if (chunk.length > 0) this.held = chunk[chunk.length - 1]! >= 0x80;
+    return text;
+  }
+
+  private track(text: string): void {
+    if (text.length > 1) this.beforeLast = text.charCodeAt(text.length - 2);
+    else if (text.length === 1) this.beforeLast = this.last;
+    if (text.length > 0) this.last = text.charCodeAt(text.length - 1);
   }
 
   /** True while the rest of an oversize event is being skipped. */
@@ -104,11 +156,13 @@ export class SseDecoder {
 
   /** Forget partial input (the stream was replaced). */
   reset(): void {
-    this.parser.reset({ consume: false });
-    this.text = new StringDecoder("utf8");
+    this.parser?.reset({ consume: false });
+    this.text = undefined;
+    this.held = false;
     this.skipping = undefined;
     this.overflowed = false;
     this.last = this.beforeLast = 0;
+    this.clean = this.first = this.parserFresh = true;
   }
 }
 

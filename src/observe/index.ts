@@ -7,6 +7,9 @@ import type { AgentEvents } from "../agents/events.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { provideObserver, type BoardObserver, type ObserveOptions } from "../switchboard/observation.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
+import type { BoardFleet } from "../switchboard/fleet-seam.js";
+import { provideFleetMember } from "../switchboard/member-summary.js";
+import { FleetWatch, type FleetView } from "./fleet-view.js";
 import { BoardModel } from "./observer.js";
 import { checkPort, DEFAULT_HOST, isLoopback, ObserverServer } from "./server.js";
 import { Redactor, type Snapshot } from "./view.js";
@@ -14,6 +17,7 @@ import { Redactor, type Snapshot } from "./view.js";
 export type { Snapshot, ServerView, CallView, LifecycleView, Session } from "./view.js";
 export type { Series } from "./stats.js";
 export type { RunView } from "./agent-runs.js";
+export type { FleetView, FleetMemberView } from "./fleet-view.js";
 export { secretsOf } from "./view.js";
 
 /** A running observer: its address, the snapshot its page is sent, and events for agent runs to show. */
@@ -43,6 +47,14 @@ export class Observer implements BoardObserver {
     return this.model.snapshot();
   }
 
+  /** The fleet's members as Redis holds them now (read once; undefined: the board has no fleet). */
+  async fleet(): Promise<FleetView | undefined> {
+    const watch = this.model.fleet;
+    if (watch === undefined) return undefined;
+    await watch.refresh();
+    return watch.current();
+  }
+
   /** How many pages are open. */
   get pages(): number {
     return this.server.pages;
@@ -50,8 +62,15 @@ export class Observer implements BoardObserver {
 
   close(): Promise<void> {
     this.closed ??= (async () => {
-      if (this.board.callTap === this.model) this.board.callTap = undefined;
-      this.model.close();
+      observed.delete(this.board);
+      this.model.fleet = undefined;
+      if (members.get(this.board)?.model === this.model) {
+        // A fleet member keeps counting for its summary; what the page asked for ends here.
+        this.model.attach(false, () => {});
+      } else {
+        if (this.board.callTap === this.model) this.board.callTap = undefined;
+        this.model.close();
+      }
       await this.server.close();
     })();
     return this.closed;
@@ -63,11 +82,18 @@ export async function observe(board: Switchboard, options: ObserveOptions = {}):
   const port = checkPort(options.port);
   const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== "string" || host === "") throw new ConfigError(`expected an address to bind, found ${String(host)}`, { field: "host" });
-  if (board.callTap !== undefined) throw new ConfigError("this Switchboard is already observed: close that observer first");
+  const member = members.get(board);
+  if (observed.has(board) || (board.callTap !== undefined && board.callTap !== member?.model)) {
+    throw new ConfigError("this Switchboard is already observed: close that observer first");
+  }
   const redactor = new Redactor(options.redact ?? []);
+  const watch = member?.fleet.memberStatuses !== undefined ? new FleetWatch(member.fleet) : undefined;
   let model: BoardModel | undefined;
-  const server = new ObserverServer(() => redactor.apply(JSON.stringify(model!.snapshot())));
-  model = new BoardModel(board, options.captureToolContent === true, () => server.changed());
+  const server = new ObserverServer(() => redactor.apply(JSON.stringify(model!.snapshot())), watch && (() => watch.refresh()));
+  const capture = options.captureToolContent === true;
+  if (member?.model !== undefined) member.model.attach(capture, () => server.changed());
+  model = member?.model ?? new BoardModel(board, capture, () => server.changed());
+  model.fleet = watch;
   if (!isLoopback(host)) {
     process.emitWarning(`The observer listens on ${host}: anyone who can reach it sees the board (no authentication). Use 127.0.0.1 unless you mean it.`, {
       code: "MCP_SWITCHBOARD_OBSERVER_HOST",
@@ -76,11 +102,33 @@ export async function observe(board: Switchboard, options: ObserveOptions = {}):
   try {
     await server.listen(port, host);
   } catch (error) {
-    model.close();
+    model.fleet = undefined;
+    if (model === member?.model) model.attach(false, () => {});
+    else model.close();
     throw error;
   }
   board.callTap = model;
+  observed.add(board);
   return new Observer(board, model, server, host);
 }
 
+/** Boards with an observer open now: one at a time. */
+const observed = new WeakSet<Switchboard>();
+/** Boards in a fleet: their fleet and the model that counts their calls for the summary they send. */
+const members = new WeakMap<Switchboard, { fleet: BoardFleet; model: BoardModel | undefined }>();
+
 provideObserver(observe);
+
+// Every board that joins a fleet counts its calls (the tap of an observer with no page) and sends its
+// summary with the fleet's heartbeat, so an observer on any member shows every process of the fleet.
+provideFleetMember((board, fleet) => {
+  if (fleet.publishStatus === undefined) {
+    members.set(board, { fleet, model: undefined });
+    return undefined;
+  }
+  // The board is being built (joinFleet runs in its constructor): no observer can hold its tap yet.
+  const model = new BoardModel(board, false, () => {});
+  board.callTap = model;
+  members.set(board, { fleet, model });
+  return fleet.publishStatus(() => JSON.stringify(model.summary()));
+});

@@ -9,11 +9,15 @@ import type { EventEmitter } from "eventemitter3";
 import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { AgentRuns } from "./agent-runs.js";
+import type { FleetWatch } from "./fleet-view.js";
 import { burstNow } from "./clock.js";
-import { CallStats } from "./stats.js";
+import { hostname } from "node:os";
+import type { MemberSummary } from "../switchboard/member-summary.js";
+import { CallStats, lastSecond } from "./stats.js";
 import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
 
 const KEPT_CALLS = 50;
+const HOST = hostname();
 const TIME_ORIGIN = performance.timeOrigin;
 const KEPT_LIFECYCLE = 50;
 /** Pendings kept for reuse: enough for the concurrency of a busy board; beyond it a call makes one. */
@@ -58,14 +62,16 @@ export class BoardModel implements CallTap {
   private readonly lastSession = new Map<string, Session>();
   private readonly runs: AgentRuns;
   private readonly unlisten: Array<() => void> = [];
+  /** The board's fleet, read while a page is open (index.ts). */
+  fleet: FleetWatch | undefined;
 
   constructor(
     private readonly board: Switchboard,
-    private readonly capture: boolean,
+    private capture: boolean,
     /** Something a page should see at once (a server went down, a run moved on). */
-    private readonly changed: () => void,
+    private changed: () => void,
   ) {
-    this.runs = new AgentRuns(changed);
+    this.runs = new AgentRuns(() => this.changed());
     for (const name of board.serverNames) this.stats.set(name, new CallStats());
     this.listen("up", (e) => this.note(e.server, "up", e.restarts > 0 ? `after ${e.restarts} restart(s)` : ""));
     this.listen("exit", (e) => {
@@ -115,7 +121,7 @@ export class BoardModel implements CallTap {
     // The wall clock from the monotonic one: one clock read per end instead of two.
     const now = TIME_ORIGIN + ended;
     const server = this.serverOf(name);
-    if (server !== undefined) this.stats.get(server)?.record(now, ms, outcome !== "ok");
+    if (server !== undefined) (this.stats.get(server) ?? this.statsOf(server)).record(now, ms, outcome !== "ok");
     // A ring of records reused in place: no allocation per call once it is full.
     let record = this.calls[this.nextCall];
     if (record === undefined) {
@@ -131,6 +137,13 @@ export class BoardModel implements CallTap {
       record.args = args;
     }
     this.nextCall = this.nextCall + 1 === KEPT_CALLS ? 0 : this.nextCall + 1;
+  }
+
+  /** A board in a fleet is counted from its constructor on, before all its servers are named. */
+  private statsOf(server: string): CallStats {
+    const stats = new CallStats();
+    this.stats.set(server, stats);
+    return stats;
   }
 
   /** The server a qualified name belongs to (the longest server name that prefixes it), remembered. */
@@ -203,7 +216,44 @@ export class BoardModel implements CallTap {
       });
     }
     const runs = this.runs.list().map((run) => ({ ...run, messages: runMessages(run.messages, this.capture) }));
-    return { at: now, separator: this.board.separator, captureToolContent: this.capture, servers, calls, lifecycle: [...this.lifecycle], runs };
+    return {
+      at: now,
+      separator: this.board.separator,
+      captureToolContent: this.capture,
+      servers,
+      calls,
+      lifecycle: [...this.lifecycle],
+      runs,
+      fleet: this.fleet?.current(),
+    };
+  }
+
+  /**
+   * A fleet member's model (counting since the board joined) serves an observer opened later: it takes
+   * that observer's content setting and change signal, and gives them back as the observer closes.
+   */
+  attach(capture: boolean, changed: () => void): void {
+    this.capture = capture;
+    this.changed = changed;
+  }
+
+  /** What this process sends the fleet with its heartbeat: names, states and numbers only. */
+  summary(): MemberSummary {
+    const statsNow = TIME_ORIGIN + performance.now();
+    const servers = Object.entries(this.board.status()).map(([name, s]) => {
+      const second = lastSecond(this.stats.get(name), statsNow);
+      return {
+        name,
+        state: s.state,
+        inFlight: s.inFlight,
+        restarts: s.restarts,
+        circuit: s.circuit,
+        callsPerSecond: second.rate,
+        p50: second.p50,
+        p99: second.p99,
+      };
+    });
+    return { host: HOST, pid: process.pid, startedAt: Math.round(TIME_ORIGIN), servers };
   }
 
   close(): void {

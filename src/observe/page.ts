@@ -21,6 +21,8 @@ td.error, td.failed { color: var(--bad); } code { font-size: .8rem; word-break: 
 .msg { margin: .3rem 0; padding: .3rem .6rem; border-radius: 6px; max-width: 60rem; white-space: pre-wrap; }
 .msg.user { background: #0969da18; } .msg.assistant { background: #1a7f3718; } .msg.tool { background: #9a670018; } .msg.system { background: #6e778118; }
 .role { font-size: .75rem; font-weight: 600; color: var(--dim); text-transform: uppercase; }
+.member.gone td { color: var(--dim); text-decoration: line-through; } .member .alive { color: var(--ok); font-weight: 600; } .member.gone .alive { color: var(--bad); text-decoration: none; }
+.member td.servers { text-decoration: none; } .fleet-server { white-space: nowrap; margin-right: 1rem; }
 .thinking { font-style: italic; color: var(--dim); } .tool_use, .tool_result { font-family: ui-monospace, monospace; font-size: .8rem; }
 `;
 
@@ -95,6 +97,7 @@ function run(r) {
     r.messages.map((m) => h("div", { class: "msg " + m.role }, h("div", { class: "role" }, m.role), m.content.map(block))));
 }
 function draw(snap) {
+  drawFleet(snap.fleet);
   $("servers").replaceChildren(h("li", {}, h("strong", {}, "board"), h("span", { class: "muted" }, " · " + snap.servers.length + " servers · updated " + time(snap.at)), h("ul", {}, snap.servers.map(server))));
   $("lifecycle").replaceChildren(...snap.lifecycle.slice().reverse().map((e) => h("tr", {}, h("td", {}, time(e.at)), h("td", {}, e.server), h("td", {}, e.event), h("td", {}, e.detail))));
   $("calls").replaceChildren(...snap.calls.slice(-20).reverse().map((c) => h("tr", {},
@@ -102,6 +105,26 @@ function draw(snap) {
     h("td", {}, snap.captureToolContent ? h("code", {}, c.args ?? "") : ""))));
   $("args-note").hidden = snap.captureToolContent;
   $("runs").replaceChildren(...(snap.runs.length ? snap.runs.slice().reverse().map(run) : [h("p", { class: "muted" }, "No agent run yet: pass observer.agentEvents() as runAgent's events.")]));
+}
+const ago = (ms) => ms < 10000 ? (ms / 1000).toFixed(1) + " s" : ms < 120000 ? Math.round(ms / 1000) + " s" : Math.round(ms / 60000) + " min";
+function fleetServer(s) {
+  const rate = s.callsPerSecond + " calls/s" + (s.p50 === null ? "" : " · p50 " + fmt(s.p50) + " ms · p99 " + fmt(s.p99) + " ms");
+  return h("div", { class: "fleet-server", "data-fleet-server": s.name, "data-state": s.state },
+    h("strong", {}, s.name), " ", h("span", { class: "state " + s.state }, s.state), " · in flight " + s.inFlight + " · " + rate + (s.restarts ? " · restarts " + s.restarts : "") + (s.circuit !== "closed" ? " · breaker " + s.circuit : ""));
+}
+function member(m) {
+  return h("tr", { class: "member" + (m.alive ? "" : " gone"), "data-member": m.id, "data-alive": m.alive, "data-pid": m.pid },
+    h("td", {}, h("code", {}, m.id), m.self ? h("span", { class: "muted" }, " (this process)") : ""),
+    h("td", {}, m.host ?? "–"), h("td", {}, m.pid ?? "–"), h("td", {}, m.uptimeMs === undefined ? "–" : ago(m.uptimeMs)),
+    h("td", {}, ago(m.lastBeatAgoMs) + " ago"), h("td", { class: "alive" }, m.alive ? "live" : "gone"),
+    h("td", { class: "servers" }, m.servers ? m.servers.map(fleetServer) : h("span", { class: "muted" }, "no summary")));
+}
+function drawFleet(fleet) {
+  $("fleet-section").hidden = !fleet;
+  if (!fleet) return;
+  const live = fleet.members.filter((m) => m.alive).length;
+  $("fleet-note").textContent = live + " live of " + fleet.members.length + " listed" + (fleet.readAt ? " · read " + time(fleet.readAt) : " · not read yet") + (fleet.error ? " · " + fleet.error : "");
+  $("fleet").replaceChildren(...fleet.members.map(member));
 }
 function connect() {
   const source = new EventSource("events");
@@ -124,6 +147,10 @@ export const PAGE = `<!doctype html>
 <header><h1>mcp-switchboard observer</h1><span id="live" class="off">● connecting</span></header>
 <h2>Supervision tree</h2>
 <ul id="servers" class="tree"></ul>
+<section id="fleet-section" hidden>
+<h2>Fleet <span id="fleet-note" class="muted"></span></h2>
+<table><thead><tr><th>member</th><th>host</th><th>pid</th><th>uptime</th><th>heartbeat</th><th></th><th>servers</th></tr></thead><tbody id="fleet"></tbody></table>
+</section>
 <h2>Lifecycle</h2>
 <table><tbody id="lifecycle"></tbody></table>
 <h2>Recent calls <span class="muted">(the last 20)</span></h2>

@@ -36,7 +36,13 @@ export class ObserverServer {
   private allowedHosts: Set<string> | undefined;
   port = 0;
 
-  constructor(private readonly payload: () => string) {
+  private refreshing = false;
+
+  constructor(
+    private readonly payload: () => string,
+    /** Data read elsewhere (the fleet's members) before each tick's snapshot; never rejects. */
+    private readonly refresh?: () => Promise<void>,
+  ) {
     this.server = createServer((request, response) => this.handle(request, response));
   }
 
@@ -121,9 +127,21 @@ export class ObserverServer {
       }
     });
     if (this.tick === undefined) {
-      this.tick = setInterval(() => this.push(), TICK_MS);
+      this.tick = setInterval(() => this.ticked(), TICK_MS);
       this.tick.unref();
     }
+    // A new page sees the fleet at once, not a tick later.
+    if (this.refresh !== undefined) void this.refresh().then(() => this.changed());
+  }
+
+  private ticked(): void {
+    if (this.refresh === undefined) return this.push();
+    if (this.refreshing) return;
+    this.refreshing = true;
+    void this.refresh().then(() => {
+      this.refreshing = false;
+      this.push();
+    });
   }
 
   async close(): Promise<void> {

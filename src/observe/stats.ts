@@ -77,6 +77,14 @@ export class CallStats {
     return this.seconds[((at % length) + length) % length]!;
   }
 
+  /** The whole second before `nowMs` (undefined: no call then). */
+  last(nowMs: number): { rate: number; p50: number; p99: number } | undefined {
+    const at = Math.floor(nowMs / 1000) - 1;
+    const second = this.slot(at);
+    if (second.at !== at || second.count === 0) return undefined;
+    return { rate: second.count, p50: round(percentile(second, 0.5)), p99: round(percentile(second, 0.99)) };
+  }
+
   /** The last WINDOW_SECONDS whole seconds before `nowMs` (the current, partial one is left out). */
   series(nowMs: number): Series {
     const now = Math.floor(nowMs / 1000);
@@ -92,6 +100,12 @@ export class CallStats {
     }
     return { rate, p50, p99, total: this.total, errors: this.errors };
   }
+}
+
+/** The last whole second before `nowMs`, as a fleet member's summary sends it. */
+export function lastSecond(stats: CallStats | undefined, nowMs: number): { rate: number; p50: number | null; p99: number | null } {
+  const series = stats?.last(nowMs);
+  return series ?? { rate: 0, p50: null, p99: null };
 }
 
 function percentile(second: Second, q: number): number {

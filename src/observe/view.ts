@@ -9,6 +9,7 @@ import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import type { Block, TraceMessage } from "../agents/trace.js";
 import type { RunView } from "./agent-runs.js";
 import type { Series } from "./stats.js";
+import type { FleetView } from "./fleet-view.js";
 
 const TEXT_LIMIT = 240;
 const HIDDEN = "(hidden: captureToolContent is off)";
@@ -65,6 +66,8 @@ export interface Snapshot {
   calls: CallView[];
   lifecycle: LifecycleView[];
   runs: Array<Omit<RunView, "messages"> & { messages: TraceMessage[] }>;
+  /** The board's fleet, every process of it (undefined: the board has no fleet). */
+  fleet: FleetView | undefined;
 }
 
 /** The session facts a live client offers (board.client(name)), or undefined while the server is not up. */

@@ -151,6 +151,19 @@ export class BoardCatalog {
     supervisor.start();
   }
 
+  /**
+   * An operator's restart (`board.restart`) of a lazy server: it is not a child of the board's
+   * supervisor, so its own supervisor restarts it (a `down` one too); asleep, it is started. False for
+   * a server that is not lazy.
+   */
+  restart(runtime: ServerRuntime): boolean {
+    if (runtime.entry.lazy !== true) return false;
+    const awake = this.awake.get(runtime);
+    if (awake === undefined || awake.sleeping !== undefined) this.wake(runtime);
+    else awake.supervisor.send({ type: "RESTART", name: runtime.name });
+    return true;
+  }
+
   private relay(runtime: ServerRuntime, event: ChildEmitted): void {
     const awake = this.awake.get(runtime);
     if (awake?.sleeping !== undefined) return;
@@ -163,7 +176,8 @@ export class BoardCatalog {
     awake.seen = runtime.limiter.admitted;
     awake.timer = setTimeout(() => {
       awake.timer = undefined;
-      const busy = runtime.limiter.pending > 0 || runtime.limiter.size > 0 || runtime.limiter.admitted !== awake.seen;
+      // Calls waiting for it count too: one that waits out a restart's backoff has not been admitted yet.
+      const busy = runtime.limiter.pending > 0 || runtime.anyoneWaits() || runtime.limiter.admitted !== awake.seen;
       if (busy) this.arm(runtime, awake, idleMs);
       else void this.sleep(runtime, awake);
     }, idleMs);

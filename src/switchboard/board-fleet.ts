@@ -7,11 +7,11 @@
 import { OAuthProvider, oauth } from "../auth/oauth.js";
 import { oauthFromConfig } from "../auth/config.js";
 import type { SwitchboardConfig } from "./config-types.js";
-import type { EventEmitter } from "eventemitter3";
 import type { FromConfigOptions } from "./board-options.js";
-import type { SwitchboardEvents } from "./events.js";
 import { loadFleet, type BoardFleet } from "./fleet-seam.js";
 import type { RunnableEntry, ServerRuntime } from "./server-runtime.js";
+import { memberJoined } from "./member-summary.js";
+import type { Switchboard } from "./switchboard.js";
 
 /** Fleets a board built from its own config, so closed by it. */
 const owned = new WeakSet<BoardFleet>();
@@ -50,10 +50,15 @@ const joined = new WeakMap<object, { off: () => void; running: number }>();
  * gate, the fleet's events become the board's `fleet` events; when the board's last server has
  * stopped the board leaves (a fleet it built from its config is closed).
  */
-export function joinFleet(runtime: ServerRuntime, fleet: BoardFleet | undefined, board: EventEmitter<SwitchboardEvents>): ServerRuntime {
+export function joinFleet(runtime: ServerRuntime, fleet: BoardFleet | undefined, board: Switchboard): ServerRuntime {
   if (fleet === undefined) return runtime;
   let membership = joined.get(board);
-  if (membership === undefined) joined.set(board, (membership = { off: fleet.onEvent((event) => board.emit("fleet", event)), running: 0 }));
+  if (membership === undefined) {
+    const offEvents = fleet.onEvent((event) => board.emit("fleet", event));
+    // The observer layer, when loaded, counts this board's calls and sends its summary with the heartbeat.
+    const leave = memberJoined(board, fleet);
+    joined.set(board, (membership = { off: () => (offEvents(), leave?.()), running: 0 }));
+  }
   runtime.fleetLists = fleet.lists(runtime.name, () => runtime.relist());
   const limits = runtime.entry.fleet;
   if (limits !== undefined) runtime.fleetGate = fleet.gate(runtime.name, limits, runtime.entry.circuit);

@@ -101,7 +101,7 @@ export type FromConfigOptions = LoadConfigOptions & Omit<SwitchboardInit, "serve
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** The client options every server starts from: the board's, with one URL policy for all (checked here). */
-export function clientDefaults(settings: Omit<SwitchboardInit, "servers">): ClientOptions {
+export function clientDefaults(settings: Omit<SwitchboardInit, "servers">): ClientOptions & { urlPolicy: UrlPolicy } {
   const given = settings.urlPolicy !== undefined ? new UrlPolicy(settings.urlPolicy) : settings.client?.urlPolicy;
   return { ...settings.client, urlPolicy: given instanceof UrlPolicy ? given : new UrlPolicy(given ?? {}) };
 }

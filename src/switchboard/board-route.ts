@@ -7,6 +7,7 @@ import type { McpClient } from "../client/client.js";
 import type { Tool } from "../client/types.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import { applyAfter, applyBefore, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
+import type { BoardCallOptions } from "./board-options.js";
 import type { PrincipalClients } from "./principals.js";
 import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
 import type { ServerRuntime } from "./server-runtime.js";
@@ -57,6 +58,7 @@ export async function routedCall<T>(
       signal: options.signal,
       whileRestarting: board.whileRestarting(),
       attempts: context.attempts,
+      standalone: (options as BoardCallOptions).principal === undefined ? undefined : board.principals().standalone,
       onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
     });
     context.server = context.attempts[context.attempts.length - 1];

@@ -6,6 +6,7 @@
  */
 import type { TokenStore } from "../auth/token-store.js";
 import { ConfigError } from "../jsonrpc/errors.js";
+import type { FleetMemberStatus } from "./member-summary.js";
 
 /** A server entry's `fleet` object: limits shared by every process of the fleet. */
 export interface FleetLimits {
@@ -85,6 +86,10 @@ export interface BoardFleet {
   onEvent(listener: (event: FleetEvent) => void): () => void;
   /** Leaves the fleet: the heartbeat stops, connections close (a caller's own client stays open). */
   close(): Promise<void>;
+  /** Optional: sends `summary()` (JSON) with each heartbeat, for the fleet's observers; returns the stop. */
+  publishStatus?(summary: () => string): () => void;
+  /** Optional: every member in the fleet's member list with its last summary, in one round trip. */
+  memberStatuses?(): Promise<FleetMemberStatus[]>;
 }
 
 /** The top-level "fleet" object of mcp.json. */

@@ -1,8 +1,10 @@
 /**
  * `board.forPrincipal(p)`: the board as one principal sees it, a host for the runners and runAgent.
  * Its tool list is the principal's own listing of each server (a list the server keeps private to a
- * user is never shown to another), filtered like the board's and without tools whose definition
- * differs from the pinned one; its calls carry the principal.
+ * user is never shown to another), filtered like the board's; with pinning, the listing is recorded
+ * like the board's own (tool-pins.ts `admitSeen`), so a changed tool is held for every view. Its calls
+ * carry the principal. A server whose own connection is down still lists for a principal with
+ * credentials of its own.
  */
 import type { CallToolResult, Tool } from "../client/types.js";
 import type { BoardCallOptions } from "./board-options.js";
@@ -38,12 +40,12 @@ export function principalView(
       const lists = await Promise.all(
         runtimes().map(async (runtime) => {
           const client = runtime.state === "up" ? runtime.client : undefined;
-          if (client === undefined || !principals.serves(runtime)) return [];
+          if ((client === undefined && !principals.standalone(runtime)) || !principals.serves(runtime)) return [];
           try {
-            const listed = applyToolFilter(await principals.listTools(runtime, client, principal), runtime.entry.tools);
-            return listed
-              .filter((tool) => pins?.accepts(runtime.name, tool) !== false)
-              .map((tool) => ({ ...tool, name: qualify(runtime.name, tool.name, board.separator) }));
+            const listed = await principals.listTools(runtime, client, principal);
+            // Recorded in the pins like the board's own listing: a tool first seen here is pinned, a change quarantined.
+            const admitted = pins === undefined ? listed : pins.admitSeen(runtime.name, listed);
+            return applyToolFilter(admitted, runtime.entry.tools).map((tool) => ({ ...tool, name: qualify(runtime.name, tool.name, board.separator) }));
           } catch (error) {
             board.emit("error", { server: runtime.name, error: error as Error });
             return [];

@@ -1,19 +1,26 @@
 /**
- * Principals: one board serving many users, each call made with its user's credentials. A principal
- * gets its own client per remote server (its own session, so its own caches and private lists), built
- * from the server's entry with that principal's credentials: the entry's `principalHeaders(principal)`
- * (asked for each request, so tokens may rotate), or, with an OAuth provider, the provider's options
- * over a token store partitioned by principal. Clients are kept per server up to `maxPrincipals`
- * (least recently used one closed beyond it) and closed after `idleMs` without a call, by one sweep
- * timer per board, not one per call. A stdio (or code transport) server has one process for everybody:
- * a principal call to it is a ConfigError unless its entry says `shared: true`.
+ * Principals: one board serving many users, each call made with its user's credentials: the entry's
+ * `principalHeaders(principal)` (asked for each request, so tokens may rotate), or, with an OAuth
+ * provider, the provider's options over a token store partitioned by principal.
+ *
+ * A 2026-07-28 server over Streamable HTTP has no session: the principal's requests go over the
+ * board's own connection, each with the principal's credential (RequestOptions.auth), and lists the
+ * server marks private are kept out of the shared cache (client/result-cache.ts). A 2025-era server
+ * ties a session to one credential: there a principal gets its own client, kept per server up to
+ * `maxPrincipals` (least recently used one closed beyond it) and closed after `idleMs` without a
+ * call, by one sweep timer per board. When the board's own connection is not up (its own credential
+ * missing or refused), a principal with credentials of its own still gets through on its own client.
+ * A stdio (or code transport) server has one process for everybody: a principal call to it is a
+ * ConfigError unless its entry says `shared: true`.
  */
 import { createClient } from "../client/connect.js";
 import type { McpClient } from "../client/client.js";
 import type { CallToolResult, Tool } from "../client/types.js";
 import { OAuthProvider } from "../auth/oauth.js";
 import type { TokenStore } from "../auth/token-store.js";
-import { ConfigError } from "../jsonrpc/errors.js";
+import { UrlPolicy } from "../auth/url-policy.js";
+import { ConfigError, TransportError } from "../jsonrpc/errors.js";
+import type { AuthOption } from "../transports/auth.js";
 import type { ConnectTarget } from "./config-types.js";
 import { targetOf } from "./config.js";
 import type { BoardCallOptions } from "./board-options.js";
@@ -83,23 +90,67 @@ export class PrincipalClients {
     return (client, server) => this.call(server, client, principal, tool, args, options);
   }
 
-  /** Calls `tool` on `runtime` as `principal`; `shared` is the server's own client (for `shared: true` servers). */
+  /**
+   * Calls `tool` on `runtime` as `principal`: on the server's own client `shared` with the principal's
+   * credential per request (2026 era), on it as it is (`shared: true` servers), or on the principal's own.
+   */
   async call(
     runtime: ServerRuntime,
-    shared: McpClient,
+    shared: McpClient | undefined,
     principal: string,
     tool: string,
     args: Record<string, unknown> | undefined,
     options: BoardCallOptions,
   ): Promise<CallToolResult> {
-    const client = await this.clientFor(runtime, shared, principal);
-    return client.callTool(tool, args, options);
+    try {
+      if (this.sharesConnection(runtime, shared)) return await shared.callTool(tool, args, this.withCredential(runtime, principal, options));
+      return await (await this.clientFor(runtime, shared, principal)).callTool(tool, args, options);
+    } catch (error) {
+      // One principal's refused credential says nothing of the server's health: not retryable, so the
+      // server's circuit, shared by every principal, does not count it as a failure.
+      if (error instanceof TransportError && (error.status === 401 || error.status === 403)) error.retryable = false;
+      throw error;
+    }
   }
 
   /** The principal's view of a server's tools: its own listing (private lists stay its own). */
-  async listTools(runtime: ServerRuntime, shared: McpClient, principal: string): Promise<Tool[]> {
+  async listTools(runtime: ServerRuntime, shared: McpClient | undefined, principal: string): Promise<Tool[]> {
+    if (this.sharesConnection(runtime, shared)) return shared.listTools(this.withCredential(runtime, principal, {}));
     const client = await this.clientFor(runtime, shared, principal);
     return client === shared ? ((await runtime.tools.refresh()) ?? []) : client.listTools();
+  }
+
+  /**
+   * Whether a principal's call may go without the board's own connection (RouteOptions.standalone):
+   * the server is remote, its entry gives principals credentials of their own, and the board's own
+   * client is down or restarting (its own credential missing or refused, say).
+   */
+  readonly standalone = (runtime: ServerRuntime): boolean => (runtime.state === "down" || runtime.state === "restarting") && this.ownCredentials(runtime);
+
+  private ownCredentials(runtime: ServerRuntime): boolean {
+    const entry = runtime.entry;
+    if (entry.type === "stdio" || entry.transport !== undefined) return false;
+    return entry.principalHeaders !== undefined || boardOAuth(entry) !== undefined;
+  }
+
+  /** The board's own client is up on a 2026-era Streamable HTTP connection: no session to keep apart, one pool for all. */
+  private sharesConnection(runtime: ServerRuntime, shared: McpClient | undefined): shared is McpClient {
+    return runtime.state === "up" && shared !== undefined && shared.era === "modern" && shared.connection.transport.kind === "streamable-http";
+  }
+
+  /** `options` with the principal's credential for one request on the shared connection (unchanged when the entry gives none). */
+  private withCredential<T extends object>(runtime: ServerRuntime, principal: string, options: T): T {
+    const auth = this.credentialOf(runtime, principal);
+    return auth === undefined ? options : { ...options, auth };
+  }
+
+  private credentialOf(runtime: ServerRuntime, principal: string): AuthOption | undefined {
+    const entry = runtime.entry;
+    if (entry.type === "stdio") return undefined;
+    const headersOf = entry.principalHeaders;
+    if (headersOf !== undefined) return () => headersOf(principal);
+    const provider = boardOAuth(entry);
+    return provider === undefined ? undefined : this.providerFor(provider, principal, runtime);
   }
 
   /** Whether a principal may use `runtime`: a remote server, or one whose entry says `shared: true`. */
@@ -112,10 +163,10 @@ export class PrincipalClients {
     return this.kept.get(runtime)?.size ?? 0;
   }
 
-  private async clientFor(runtime: ServerRuntime, shared: McpClient, principal: string): Promise<McpClient> {
+  private async clientFor(runtime: ServerRuntime, shared: McpClient | undefined, principal: string): Promise<McpClient> {
     const entry = runtime.entry;
     if (entry.type === "stdio" || entry.transport !== undefined) {
-      if (this.serves(runtime)) return shared;
+      if (this.serves(runtime)) return shared ?? Promise.reject(runtime.unavailable());
       throw new ConfigError(
         `a principal's call to a server without URL has no credentials of its own; set "shared": true if every principal may use its one process`,
         {
@@ -146,18 +197,23 @@ export class PrincipalClients {
     const entry = runtime.entry;
     const target = targetOf(entry);
     if (entry.type === "stdio" || !("url" in target)) return target;
-    const headersOf = entry.principalHeaders;
-    if (headersOf !== undefined) return { ...target, auth: () => headersOf(principal) };
-    if (target.auth instanceof OAuthProvider) return { ...target, auth: this.providerFor(target.auth, principal) };
-    return target;
+    const auth = this.credentialOf(runtime, principal);
+    return auth === undefined ? target : { ...target, auth };
   }
 
-  private providerFor(shared: OAuthProvider, principal: string): OAuthProvider {
+  /** The principal's OAuth provider: the board's settings over its partition of the store; the least recently used go beyond `maxPrincipals`. */
+  private providerFor(shared: OAuthProvider, principal: string, runtime: ServerRuntime): OAuthProvider {
     let byPrincipal = this.providers.get(shared);
     if (byPrincipal === undefined) this.providers.set(shared, (byPrincipal = new Map<string, OAuthProvider>()));
     let provider = byPrincipal.get(principal);
-    if (provider === undefined)
-      byPrincipal.set(principal, (provider = new OAuthProvider({ ...shared.options, store: principalStore(shared.store, principal) })));
+    if (provider === undefined) {
+      provider = new OAuthProvider({ ...shared.options, store: principalStore(shared.store, principal) });
+      // On a shared connection no transport is made for it, which is where a provider learns the URL policy.
+      const policy = runtime.baseOptions.urlPolicy;
+      if (policy instanceof UrlPolicy) provider.useUrlPolicy(policy);
+      while (byPrincipal.size >= this.maxPrincipals) byPrincipal.delete(byPrincipal.keys().next().value as string);
+    } else byPrincipal.delete(principal);
+    byPrincipal.set(principal, provider);
     return provider;
   }
 
@@ -191,4 +247,10 @@ export class PrincipalClients {
     this.kept.clear();
     await Promise.all(closing);
   }
+}
+
+/** The entry's own OAuth provider (code `auth: oauth(...)`, or made once from mcp.json's "oauth"), if any. */
+function boardOAuth(entry: ServerRuntime["entry"]): OAuthProvider | undefined {
+  const target = targetOf(entry);
+  return "url" in target && target.auth instanceof OAuthProvider ? target.auth : undefined;
 }

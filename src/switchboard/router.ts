@@ -1,9 +1,9 @@
 /**
  * Sends one call to the first server that can take it: the primary, then its fallbacks in order.
  * A server whose circuit is open is skipped; one that is restarting is waited for (up to the call's
- * timeout) when it is the last candidate or the policy says wait; a failure moves the call on only when
- * `fallbackVerdict` says that is safe (never for tool or protocol errors, and for work that may already
- * have run only when the call is idempotent). Whether a call is idempotent may be looked up only when a
+ * timeout) when it is the last candidate or the policy says wait, and a lazy one asleep is started and
+ * waited for; a failure moves the call on only when `fallbackVerdict` says that is safe (never for tool
+ * or protocol errors, and for work that may already have run only when the call is idempotent). Whether a call is idempotent may be looked up only when a
  * failure makes it matter, so the happy path never waits for a tool list.
  */
 import type { McpClient } from "../client/client.js";
@@ -31,6 +31,12 @@ export interface RouteOptions {
   whileRestarting: WhileRestarting;
   /** Servers tried, in order (filled in). */
   attempts: string[];
+  /**
+   * Whether the call can go to `server` without the server's own client being up: a principal's, made
+   * on its own client with its own credentials (principals.ts). Such a call is handed `server.client`
+   * as it is (maybe none) and does not use it.
+   */
+  standalone?: ((server: ServerRuntime) => boolean) | undefined;
   onFallback(from: string, to: string, reason: string, error: Error): void;
 }
 
@@ -53,10 +59,13 @@ export async function route<T>(
       if (next) options.onFallback(server.name, next.name, reason, error);
     };
     const ready = server.state === "up" && server.client !== undefined;
+    const alone = !ready && options.standalone?.(server) === true;
     // A down or stopped server is not waited for: a call storm against it fails fast with its reason.
     const gone = server.state === "down" || server.state === "stopped";
-    const wait = !ready && !gone && (next === undefined || options.whileRestarting === "wait");
-    if (!ready && !wait) {
+    // A lazy server asleep (`idle`) is not away: a call is what starts it, so it is woken and waited
+    // for even with fallbacks behind it (skipping it would leave it asleep for good).
+    const wait = !ready && !alone && !gone && (server.state === "idle" || next === undefined || options.whileRestarting === "wait");
+    if (!ready && !wait && !alone) {
       // Skipped without trying: says nothing new about the server's health, so the breaker is not told
       // (nor does it open and hide the down reason behind "circuit open").
       moveOn(`server ${server.state}`, server.unavailable());
@@ -67,7 +76,7 @@ export async function route<T>(
       continue;
     }
     let client: McpClient;
-    if (ready) {
+    if (ready || alone) {
       client = server.client!;
     } else {
       try {

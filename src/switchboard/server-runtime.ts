@@ -369,7 +369,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.limiter.clear(failure);
   }
 
-  private anyoneWaits(): boolean {
+  /** Calls wait for it to come up or for a slot (a lazy server is kept awake for them: board-catalog.ts). */
+  anyoneWaits(): boolean {
     return (this.waiters?.size ?? 0) > 0 || this.limiter.size > 0;
   }
 

@@ -39,6 +39,7 @@ import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } 
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
 import { checkMaxResultChars } from "./result-budget.js";
+import type { UrlPolicy } from "../auth/url-policy.js";
 import { checkPrincipal, PrincipalClients } from "./principals.js";
 import { principalView, type PrincipalView } from "./principal-view.js";
 
@@ -61,6 +62,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly pins: ToolPins | undefined;
   private readonly maxResultChars: number | undefined;
   private readonly principals: PrincipalClients;
+  private readonly urlPolicy: UrlPolicy;
   /** What routedCall (board-route.ts) needs of the board, made once. */
   private readonly routing: RoutingContext = {
     hooks: () => this.hooks,
@@ -91,10 +93,15 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     this.maxResultChars = checkMaxResultChars(settings.maxResultChars, "maxResultChars");
     this.principals = new PrincipalClients(settings.principals);
     if (settings.pinTools !== undefined && settings.pinTools !== false)
-      this.pins = new ToolPins(settings.pinTools, (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }));
+      this.pins = new ToolPins(
+        settings.pinTools,
+        (e) => this.emit("toolChanged", { ...e, name: qualify(e.server, e.tool, this.separator) }),
+        (server) => this.readmit(server),
+      );
     this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
+    this.urlPolicy = client.urlPolicy; // its OAuth agents' sockets are closed with the board
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);
@@ -149,7 +156,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
       }
       await this.catalog.stop();
       for (const runtime of this.runtimes.values()) if (runtime.state !== "disabled") runtime.markStopped();
-      await this.principals.close();
+      await Promise.all([this.principals.close(), this.urlPolicy.close()]);
       this.removeAllListeners();
     })();
     return this.stopped;
@@ -157,8 +164,9 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Restarts a server now, including one that is `down` (its restart limits start afresh). */
   restart(name: string): void {
-    this.runtime(name).resetCircuit();
-    this.supervisor?.send({ type: "RESTART", name });
+    const runtime = this.runtime(name);
+    runtime.resetCircuit();
+    if (!this.catalog.restart(runtime)) this.supervisor?.send({ type: "RESTART", name });
   }
 
   /** Serves the live observer page on 127.0.0.1 (src/observe/); close it with the returned `close()`. */
@@ -266,10 +274,17 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   approveToolChange(name: string): boolean {
     const parsed = parseQualified(name, this.separator, this.runtimes);
     const runtime = parsed && this.runtimes.get(parsed.server);
-    if (!runtime?.tools.list || !this.pins?.approve(runtime.name, parsed!.tool)) return false;
-    this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
-    this.invalidateLists(runtime.name);
-    return true;
+    const approved = runtime?.tools.list !== undefined && this.pins?.approve(runtime.name, parsed!.tool);
+    if (approved === "seen") runtime!.relist(true);
+    else if (approved === true) this.readmit(runtime.name);
+    return approved !== false && approved !== undefined;
+  }
+
+  /** The pins changed for `server` (an approval, a hold seen by a principal): its listing is judged again. */
+  private readmit(server: string): void {
+    const runtime = this.runtimes.get(server);
+    if (runtime?.tools.list !== undefined) this.runtimeHooks.toolsListed(runtime, runtime.tools.list, runtime.tools.list);
+    this.invalidateLists(server);
   }
 
   /** The board as one principal sees it: its credentials, its lists; a host for the runners and runAgent (principal-view.ts). */

@@ -44,6 +44,8 @@ interface Pin {
 
 interface Held extends Pin {
   previous: Tool | undefined;
+  /** Raised by a principal's listing (admitSeen): the board's own listing does not release it; an approval does. */
+  seen?: boolean;
 }
 
 const FILE_VERSION = 1;
@@ -82,6 +84,8 @@ export class ToolPins {
   constructor(
     option: PinToolsOption,
     private readonly onChange: (event: { server: string; tool: string; previous: Tool | undefined; current: Tool }) => void,
+    /** A principal's listing held a tool (admitSeen): the board's own view of `server` must drop it too. */
+    private readonly onSeenHold: (server: string) => void = () => {},
   ) {
     if (typeof option !== "boolean" && (option === null || typeof option !== "object")) {
       throw new ConfigError(`expected true, false or { file?, newTools? }, found ${JSON.stringify(option)}`, { field: "pinTools" });
@@ -112,6 +116,7 @@ export class ToolPins {
           pins.set(tool.name, { fingerprint, definition: tool });
           dirty = true;
         }
+        if (held.get(tool.name)?.seen === true) continue; // another view saw it changed: held until approved
         held.delete(tool.name);
         admitted.push(tool);
         continue;
@@ -124,24 +129,53 @@ export class ToolPins {
     return admitted;
   }
 
-  /** Whether `tool` as listed matches its pin (a principal's own listing is judged, not recorded). */
-  accepts(server: string, tool: Tool): boolean {
-    const pin = this.pins.get(server)?.get(tool.name);
-    return pin === undefined ? !this.holdNew : pin.fingerprint === toolFingerprint(tool);
+  /**
+   * A principal's own listing of a server: recorded like the board's (a tool first seen here is pinned,
+   * a changed one held for every view), but it releases nothing: one view showing the pinned definition
+   * says nothing of what another was shown. Returns the tools that may be used.
+   */
+  admitSeen(server: string, tools: readonly Tool[]): Tool[] {
+    const pins = this.mapOf(this.pins, server);
+    const held = this.mapOf(this.held, server);
+    const admitted: Tool[] = [];
+    let dirty = false;
+    let heldNow = false;
+    for (const tool of tools) {
+      const fingerprint = toolFingerprint(tool);
+      const pin = pins.get(tool.name);
+      if (pin === undefined && !this.holdNew) {
+        pins.set(tool.name, { fingerprint, definition: tool });
+        dirty = true;
+      }
+      if (pin === undefined ? !this.holdNew : pin.fingerprint === fingerprint) {
+        if (!held.has(tool.name)) admitted.push(tool);
+        continue;
+      }
+      if (held.get(tool.name)?.fingerprint === fingerprint) continue;
+      held.set(tool.name, { fingerprint, definition: tool, previous: pin?.definition, seen: true });
+      this.onChange({ server, tool: tool.name, previous: pin?.definition, current: tool });
+      heldNow = true;
+    }
+    if (dirty) this.save();
+    if (heldNow) this.onSeenHold(server);
+    return admitted;
   }
 
   isHeld(server: string, tool: string): boolean {
     return this.held.get(server)?.has(tool) === true;
   }
 
-  /** Accepts the held definition of `tool` as the new pin; false when it was not held. */
-  approve(server: string, tool: string): boolean {
+  /**
+   * Accepts the held definition of `tool` as the new pin; false when it was not held, "seen" when a
+   * principal's listing saw the change (the board's own listing may predate it: list again).
+   */
+  approve(server: string, tool: string): boolean | "seen" {
     const held = this.held.get(server)?.get(tool);
     if (held === undefined) return false;
     this.mapOf(this.pins, server).set(tool, { fingerprint: held.fingerprint, definition: held.definition });
     this.held.get(server)!.delete(tool);
     this.save();
-    return true;
+    return held.seen === true ? "seen" : true;
   }
 
   private mapOf<T>(maps: Map<string, Map<string, T>>, server: string): Map<string, T> {

@@ -37,6 +37,17 @@ export function authPerRequest(auth: AuthOption | undefined): boolean {
 }
 
 /**
+ * A request with a credential of its own (RequestOptions.auth: another user's, on a shared 2026
+ * connection): the connection's Authorization leaves `headers`, a static token of its own goes in;
+ * returns the auth to send with.
+ */
+export function ownCredential(headers: Record<string, string>, auth: AuthOption): AuthOption {
+  delete headers.authorization;
+  if (typeof auth === "object" && "token" in auth) headers.authorization = `Bearer ${auth.token}`;
+  return auth;
+}
+
+/**
  * `httpExchange` (the request and its same-origin redirects; `moved` hears the final URL) with the auth
  * of `auth` for the endpoint `server`: what the transports call at each request point. No auth or a
  * static token (in `options.headers` already) is a plain exchange.

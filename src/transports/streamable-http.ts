@@ -32,7 +32,7 @@ import {
   type HttpResponse,
 } from "./http-client.js";
 import type { StreamableHttpOptions } from "./streamable-http-options.js";
-import { authPerRequest, authorizedRequest } from "./http-auth.js";
+import { authPerRequest, authorizedRequest, ownCredential } from "./http-auth.js";
 import { HttpSession } from "./http-session.js";
 import { answers, deliver, deliverJsonBody } from "./deliver.js";
 import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
@@ -156,7 +156,7 @@ export class StreamableHttpTransport implements Transport {
     if (this.closed) return Promise.reject(new ConnectionClosedError(`Transport to ${this.url.href} is closed`, { delivered: false }));
     const requestId = requestIdOf(message);
     // The usual request: json-post.ts, one promise. close() and abandon() end it through `exchanges`.
-    if (requestId !== undefined && options?.signal === undefined && !this.authPerRequest) {
+    if (requestId !== undefined && options?.signal === undefined && options?.auth === undefined && !this.authPerRequest) {
       return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false);
     }
     // close() aborts every other POST through one transport-wide signal: a controller per message was
@@ -179,7 +179,8 @@ export class StreamableHttpTransport implements Transport {
       const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, pool: this.pool };
       if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
       else Object.assign(request, { pool: this.sidePool, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
-      const response = this.authPerRequest ? await authorizedRequest(this.options.auth, this.url, request, this.moved) : await httpRequest(request);
+      const auth = options.auth === undefined ? this.options.auth : ownCredential(headers, options.auth);
+      const response = authPerRequest(auth) ? await authorizedRequest(auth, this.url, request, this.moved) : await httpRequest(request);
       await this.answer(response, requestId, request, options.resumable !== false);
     } finally {
       if (requestId !== undefined) this.exchanges.finish(requestId);
@@ -281,8 +282,7 @@ export class StreamableHttpTransport implements Transport {
       onRequest: (http) => this.exchanges.keep(requestId, http),
     };
     const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
-    const status = response.statusCode ?? 0;
-    if (status !== 200) throw httpStatusError("GET (resume)", this.endpoint, status, await readBodySample(response), true);
+    if (response.statusCode !== 200) throw httpStatusError("GET (resume)", this.endpoint, response.statusCode, await readBodySample(response), true);
     this.sink?.error(new FramingError(`Resumed the event stream for request ${String(requestId)} after event ${cursor.lastEventId}`));
     return response;
   }

@@ -13,6 +13,7 @@
  */
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
 import type { McpError } from "../jsonrpc/errors.js";
+import type { AuthOption } from "./auth.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "websocket" | "memory";
 
@@ -44,6 +45,12 @@ export interface SendOptions {
   resumable?: boolean | undefined;
   /** Aborts this message's exchange (HTTP: the POST and its response stream). */
   signal?: AbortSignal | undefined;
+  /**
+   * Streamable HTTP: this request's own credential, in place of the transport's `auth` and of any
+   * Authorization among its fixed headers (RequestOptions.auth). Other transports ignore it, so a
+   * caller shares only a Streamable HTTP connection this way.
+   */
+  auth?: AuthOption | undefined;
 }
 
 export interface Transport {

@@ -196,16 +196,28 @@ export class Exchange implements Dispatcher.DispatchHandler {
 /**
  * The headers the fast path reads (type, length, session id), without decoding the rest: decoding
  * them all was 3% of a call with an SSE reply (profiled, concurrency 64). The first value of each.
+ * Names are matched on their bytes, with no string made for a name that is not one of them.
  */
 export function replyHeaders(raw: Buffer[]): HttpHeaders {
   const found: HttpHeaders = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length !== 12 && name.length !== 14) continue;
-    const key = name.toString("latin1").toLowerCase();
-    if (key === "content-type" || key === "content-length" || key === "mcp-session-id") found[key] ??= raw[i + 1]!.toString("latin1");
+    let key: string | undefined;
+    if (name.length === 12) key = named(name, "content-type");
+    else if (name.length === 14) key = named(name, "mcp-session-id") ?? named(name, "content-length");
+    if (key !== undefined) found[key] ??= raw[i + 1]!.toString("latin1");
   }
   return found;
+}
+
+/**
+ * `wanted` (lower case, of the same length) when `name` is it in any case. Setting bit 0x20 lower-cases
+ * a letter and leaves `-` as it is; it could turn a control byte into `-`, but undici's parser admits
+ * none in a header name.
+ */
+function named(name: Buffer, wanted: string): string | undefined {
+  for (let i = 0; i < wanted.length; i++) if ((name[i]! | 0x20) !== wanted.charCodeAt(i)) return undefined;
+  return wanted;
 }
 
 /** The first value of a header. */

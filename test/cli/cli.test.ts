@@ -62,13 +62,24 @@ describe("mcp-switchboard", () => {
     expect(noConfig.err).toMatch(/No mcp\.json in .*: pass --config FILE, or try `mcp-switchboard demo`/);
   });
 
-  it("runs as a program: --version, --help, and a demo that needs no configuration", () => {
+  // One program start per test: each start compiles the CLI through tsx, seconds apiece on a loaded
+  // machine, so four in one test could outrun a single test's limit.
+  it("runs as a program: --version", () => {
     expect(exec("--version").out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("runs as a program: --help lists every command", () => {
     const help = exec("--help").out;
     for (const command of ["tools", "call", "bench", "resources", "read", "prompts", "prompt", "demo"])
       expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     expect(help).toMatch(/--server <name>/);
+  });
+
+  it("runs as a program: no command is a usage error (2)", () => {
     expect(exec().code).toBe(2);
+  });
+
+  it("runs as a program: a demo that needs no configuration", () => {
     const demo = exec("demo", "-n", "100");
     expect(demo.code).toBe(0);
     expect(demo.out).toMatch(/demo__progress/);

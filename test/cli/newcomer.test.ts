@@ -52,6 +52,20 @@ describe("the start deadline is not the call timeout", () => {
       err: expect.stringMatching(/--start-timeout takes a whole number above 0/),
     });
   });
+
+  it("a stdio program that prints to stdout and is not up: its failure names the line it wrote", async () => {
+    // A program given the wrong arguments prints its usage on stdout and exits: two lines, far below
+    // the 100 that stop a server at once. The same hint follows a banner printed before a hang, which
+    // fails at the start deadline instead (timed, so not used here: a loaded machine may not even have
+    // started node by then).
+    const usage = "console.log('Usage: server [--port N]'); console.log('  --port  the port'); process.exitCode = 1";
+    const path = config({ mcpServers: { chatty: { command: process.execPath, args: ["-e", usage], restart: once } } });
+    const result = await run(["tools", "-c", path]);
+    expect(result.code).toBe(3);
+    expect(result.err).toContain(
+      'it wrote lines on stdout that are not JSON-RPC (the first: "Usage: server [--port N]"): a stdio MCP server must write only JSON-RPC messages to stdout and its logs to stderr',
+    );
+  });
 });
 
 describe("exit codes", () => {

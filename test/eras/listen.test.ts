@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { closeAfterEach } from "../helpers/close-after-each.js";
+import { waitFor } from "../helpers/processes.js";
 import { connect, McpClient, MethodNotSupportedError, type Subscription } from "../../src/index.js";
 import type { JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ScriptedServer } from "../helpers/scripted-server.js";
@@ -146,7 +147,8 @@ describe("subscriptions/listen", () => {
     expect(listens).toBe(2);
     await subscription.close();
     expect(await subscription.closed).toBe("local");
-    await tick(50);
+    // The abort reaches the server over a real socket: wait for it (bounded), whatever the machine's load.
+    await waitFor(() => http.abandoned.includes(subscription.id));
     expect(http.abandoned).toContain(subscription.id); // the stream was aborted
     expect(http.posts("notifications/cancelled")).toHaveLength(0);
   });

@@ -4,6 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { cut } from "../helpers/cut.js";
 import { FramingError } from "../../src/framing/errors.js";
 import { NdjsonDecoder, encodeNdjson } from "../../src/framing/ndjson.js";
 
@@ -24,19 +25,6 @@ const message = fc.oneof(
   fc.record({ jsonrpc: fc.constant("2.0"), id, result: params }),
   fc.record({ jsonrpc: fc.constant("2.0"), id, error: fc.record({ code: fc.integer({ min: -32768, max: -32000 }), message: text }) }),
 );
-
-/** Cuts bytes at the given offsets (arbitrary byte positions: UTF-8 characters get split). */
-function cut(bytes: Buffer, offsets: number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
-}
 
 function decodeAll(chunks: Buffer[], maxFrameBytes?: number): { values: unknown[]; errors: FramingError[] } {
   const values: unknown[] = [];

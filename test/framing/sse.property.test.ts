@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { cut } from "../helpers/cut.js";
 import { SseDecoder, encodeSseEvent, parseEventData, type SseEvent } from "../../src/framing/sse.js";
 import { OversizeFrameError } from "../../src/framing/oversize.js";
 
@@ -26,18 +27,6 @@ const event = fc.record(
   },
   { requiredKeys: ["data"] },
 );
-
-function cut(bytes: Buffer, offsets: number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(start, point));
-    start = point;
-  }
-  chunks.push(bytes.subarray(start));
-  return chunks;
-}
 
 describe("SSE codec (property)", () => {
   it("events with ids, names, retry, multi-line data and comments, cut anywhere, decode to the same events", () => {

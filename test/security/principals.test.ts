@@ -83,7 +83,7 @@ async function setUp(extra: Partial<SwitchboardInit> = {}): Promise<{ board: Swi
 }
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 1500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, Switchboard, connect, memoryTokenStore, oauth, type SwitchboardInit } from "../../src/index.js";
-import { UrlPolicy, classifyAddress } from "../../src/auth/url-policy.js";
+import { UrlPolicy, classifyAddress, guardFetch, type AddressResolver } from "../../src/auth/url-policy.js";
 import { createPool } from "../../src/transports/http-client.js";
 // @ts-expect-error: plain JS example server
 import { createEchoServer } from "../../examples/servers/echo-tools.mjs";
@@ -175,5 +175,80 @@ describe("URL policy", () => {
     expect(make({ denyHosts: "x" })).toThrow(/field "urlPolicy\.denyHosts"/);
     expect(make({ allowPrivate: "yes" })).toThrow(/field "urlPolicy\.allowPrivate"/);
     expect(make({ allowHost: [] })).toThrow(/field "urlPolicy\.allowHost"/);
+  });
+});
+
+describe("OAuth requests and a rebinding DNS", () => {
+  /** `name` resolves to `answers[0]`, then `answers[1]`, ... (the last one from then on); every other name fails. */
+  function rebinding(name: string, answers: string[]): { resolver: AddressResolver; asked(): number } {
+    let asked = 0;
+    const resolver: AddressResolver = (hostname, callback) => {
+      if (hostname !== name) return callback(Object.assign(new Error(`${hostname}: not found`), { code: "ENOTFOUND" }), []);
+      const address = answers[Math.min(asked++, answers.length - 1)];
+      callback(null, [{ address, family: 4 }]);
+    };
+    return { resolver, asked: () => asked };
+  }
+
+  /** A JSON answer on 127.0.0.2, and on 127.0.0.3 at the same port the host a rebinding DNS would lead to. */
+  async function pair(): Promise<{ good: Counted; evil: Counted }> {
+    const json = (_req: IncomingMessage, res: ServerResponse) => (res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'), true);
+    const good = await serve("127.0.0.2", json);
+    let evilConnections = 0;
+    const server = http.createServer((_req, res) => res.end("{}"));
+    server.on("connection", () => evilConnections++);
+    await new Promise<void>((resolve) => server.listen(good.port, "127.0.0.3", resolve));
+    const evil: Counted = {
+      url: `http://127.0.0.3:${good.port}/`,
+      port: good.port,
+      connections: () => evilConnections,
+      close: () => (server.closeAllConnections(), new Promise<void>((resolve) => server.close(() => resolve()))),
+    };
+    servers.push(evil);
+    return { good, evil };
+  }
+
+  it("the address checked is the address connected to: a second DNS answer on a denied address never gets a connection", async () => {
+    const { good, evil } = await pair();
+    const url = `http://as.test:${good.port}/.well-known/oauth-authorization-server`;
+    const rebind = rebinding("as.test", ["127.0.0.2", "127.0.0.3"]);
+    const policy = new UrlPolicy({ denyHosts: ["127.0.0.3"] }, rebind.resolver);
+    const fetchAs = guardFetch(
+      undefined,
+      () => policy,
+      () => false,
+    );
+    await expect(fetchAs(url)).rejects.toMatchObject({
+      cause: { code: "EURLPOLICY", message: /as\.test resolves to 127\.0\.0\.3, refused by the URL policy \(denyHosts\)/ },
+    });
+    expect(rebind.asked()).toBe(2); // once for the check, once for the connection
+    expect(evil.connections()).toBe(0);
+
+    // The same name answered steadily: the fetch connects where the policy's resolver says.
+    const steady = new UrlPolicy({ denyHosts: ["127.0.0.3"] }, rebinding("as.test", ["127.0.0.2"]).resolver);
+    const response = await guardFetch(
+      undefined,
+      () => steady,
+      () => false,
+    )(url);
+    expect(await response.json()).toEqual({ ok: true });
+    expect(good.connections()).toBe(1);
+    await Promise.all([policy.close(), steady.close()]);
+  });
+
+  it("OAuth protected-resource metadata behind a rebinding name is refused at the connection, before any byte reaches the denied address", async () => {
+    const { good, evil } = await pair();
+    const protectedServer = await serve("127.0.0.2", (_req, res) => {
+      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="http://meta.localhost:${good.port}/.well-known/oauth-protected-resource"` }).end();
+      return true;
+    });
+    const rebind = rebinding("meta.localhost", ["127.0.0.2", "127.0.0.3"]);
+    const policy = new UrlPolicy({ denyHosts: ["127.0.0.3"], allowPrivate: false }, rebind.resolver);
+    const auth = oauth({ store: memoryTokenStore(), grant: "client_credentials", clientId: "c", clientSecret: "s" });
+    await expect(connect({ url: protectedServer.url, auth }, { urlPolicy: policy, protocol: "legacy" })).rejects.toThrow(/refused by the URL policy/);
+    expect(rebind.asked()).toBeGreaterThanOrEqual(2);
+    expect(evil.connections()).toBe(0);
+    expect(good.connections()).toBe(0);
+    await policy.close();
   });
 });

@@ -1,0 +1,246 @@
+/**
+ * Catalogs: MiniSearch (what src/catalog/search-index.ts uses) against FlexSearch and Orama, in one
+ * run, on the same documents and the same query set (test/catalog/queries.ts: 82 task phrasings over
+ * 281 tools of five real npm servers and the synthetic "acme" server).
+ *
+ * Every library gets our term processing (src/catalog/terms.ts: names split on `_`, `-`, `.` and
+ * camelCase, stop words, a light stemmer, the paraphrase table) as its tokenizer, and the same five
+ * fields per tool (src/catalog/search-index.ts `toolDocument`: name, title, description, parameter names
+ * and descriptions, server). MiniSearch is measured as shipped (ToolSearchIndex, its weights tuned on
+ * the set before); FlexSearch and Orama get their best field weights, found here on the same set by
+ * coordinate descent (recall@5 first, then MRR), and their best setting of their own main knob
+ * (FlexSearch's tokenizer, strict or forward prefixes; Orama's typo tolerance, 0 or 1).
+ *
+ * Reported: recall@5, MRR (over the first 10), search p50/p99 (limit 5, 25 passes over the queries),
+ * index build time (median of 15 builds, documents made inside), and the heap a built index holds
+ * (settled heap with 20 indexes held minus before, divided by 20; median of 3). Needs --expose-gc; run alone it re-runs itself so.
+ *
+ *   npx tsx bench/search-libraries.ts
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { create, insertMultiple, search as oramaSearch, type Results } from "@orama/orama";
+import { Document, Resolver, type DocumentData } from "flexsearch";
+import { FIELDS, SEARCH_BOOSTS, ToolSearchIndex, toolDocument, type ToolDocument } from "../src/catalog/search-index.js";
+import { splitWords, termOf } from "../src/catalog/terms.js";
+import type { Tool } from "../src/index.js";
+import { QUERIES, catalogServers } from "../test/catalog/queries.js";
+import { settledHeap } from "./lib/heap.js";
+import { machine, writeResult } from "./lib/results.js";
+
+if ((globalThis as { gc?: unknown }).gc === undefined) {
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url)], { stdio: "inherit" });
+  process.exit(child.status ?? 1);
+}
+
+type Field = (typeof FIELDS)[number];
+type Weights = Record<Field, number>;
+/** Ids of the best matches, best first. */
+type Search = (query: string, limit: number) => string[];
+
+interface Engine {
+  library: string;
+  setting: string;
+  weights: Weights;
+  /** Builds the index over `servers` (documents made inside, as the board does) and returns its search. */
+  build(servers: Record<string, Tool[]>): Search;
+}
+
+const started = machine();
+const servers = catalogServers();
+const toolCount = Object.values(servers).reduce((sum, tools) => sum + tools.length, 0);
+const encode = (text: string): string[] => splitWords(text).flatMap((word) => termOf(word) ?? []);
+const documentsOf = (all: Record<string, Tool[]>): ToolDocument[] =>
+  Object.entries(all).flatMap(([server, tools]) => tools.map((tool) => toolDocument(`${server}__${tool.name}`, server, tool, server)));
+const SHIPPED: Weights = {
+  name: SEARCH_BOOSTS.name,
+  title: SEARCH_BOOSTS.title,
+  description: SEARCH_BOOSTS.description,
+  params: SEARCH_BOOSTS.params,
+  serverText: SEARCH_BOOSTS.server,
+};
+
+// ---- the three libraries ---------------------------------------------------------------------------------
+
+function miniSearch(): Engine {
+  return {
+    library: "MiniSearch",
+    setting: "as shipped: BM25, prefix (>= 4 chars), fuzzy 0.2 (>= 6 chars)",
+    weights: SHIPPED,
+    build(all) {
+      const index = new ToolSearchIndex();
+      for (const [server, tools] of Object.entries(all))
+        index.setServer(
+          server,
+          tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })),
+        );
+      return (query, limit) => index.search(query, { limit }).map((hit) => hit.name);
+    },
+  };
+}
+
+function flexSearch(tokenize: "strict" | "forward", weights: Weights): Engine {
+  return {
+    library: "FlexSearch",
+    setting: `tokenize "${tokenize}", suggest (any term), fields OR-ed by a Resolver with boosts`,
+    weights,
+    build(all) {
+      const index = new Document({ document: { id: "id", index: FIELDS.map((field) => ({ field, tokenize, encode })) } });
+      for (const document of documentsOf(all)) index.add({ ...document }); // a plain record: FlexSearch types documents as index signatures
+      return (query, limit) => {
+        let resolver: Resolver<DocumentData> | undefined;
+        for (const field of FIELDS) {
+          if (weights[field] === 0) continue;
+          const options = { index, field, query, suggest: true, boost: weights[field] };
+          resolver = resolver === undefined ? new Resolver(options) : resolver.or(options);
+        }
+        return (resolver?.resolve({ limit }) ?? []) as unknown as string[];
+      };
+    },
+  };
+}
+
+function orama(tolerance: 0 | 1, weights: Weights): Engine {
+  return {
+    library: "Orama",
+    setting: `BM25, tolerance ${tolerance}, threshold 1 (any term)`,
+    weights,
+    build(all) {
+      const db = create({
+        schema: { name: "string", title: "string", description: "string", params: "string", serverText: "string" } as const,
+        components: { tokenizer: { language: "english", normalizationCache: new Map(), tokenize: encode } },
+      });
+      const inserted = insertMultiple(db, documentsOf(all));
+      if (inserted instanceof Promise) throw new Error("Orama inserted asynchronously: its timings would include promises");
+      // A weight of 0 leaves the field out (Orama refuses a boost of 0).
+      const properties = FIELDS.filter((field) => weights[field] > 0);
+      const boost = Object.fromEntries(properties.map((field) => [field, weights[field]]));
+      return (query, limit) => {
+        const results = oramaSearch(db, { term: query, properties, limit, threshold: 1, tolerance, boost });
+        if (results instanceof Promise) throw new Error("Orama searched asynchronously");
+        return (results as Results<ToolDocument>).hits.map((hit) => hit.id);
+      };
+    },
+  };
+}
+
+// ---- quality, and the tuning of weights -----------------------------------------------------------------
+
+function quality(searchFn: Search): { recall: number; mrr: number } {
+  let found = 0;
+  let reciprocal = 0;
+  for (const { query, expected } of QUERIES) {
+    const rank = searchFn(query, 10).findIndex((id) => expected.includes(id));
+    if (rank >= 0 && rank < 5) found++;
+    if (rank >= 0) reciprocal += 1 / (rank + 1);
+  }
+  return { recall: found / QUERIES.length, mrr: reciprocal / QUERIES.length };
+}
+const better = (a: { recall: number; mrr: number }, b: { recall: number; mrr: number }) => a.recall > b.recall || (a.recall === b.recall && a.mrr > b.mrr);
+
+/** Coordinate descent over the field weights (two rounds over a grid), from the shipped weights. */
+function tuned(make: (weights: Weights) => Engine): Engine {
+  let weights = { ...SHIPPED };
+  let best = quality(make(weights).build(servers));
+  for (let round = 0; round < 2; round++) {
+    for (const field of FIELDS) {
+      for (const value of [0, 0.3, 0.6, 1, 1.5, 2, 3, 5]) {
+        const candidate = { ...weights, [field]: value };
+        const score = quality(make(candidate).build(servers));
+        if (better(score, best)) [weights, best] = [candidate, score];
+      }
+    }
+  }
+  return make(weights);
+}
+
+function bestOf(engines: Engine[]): Engine {
+  return engines.reduce((best, engine) => (better(quality(engine.build(servers)), quality(best.build(servers))) ? engine : best));
+}
+
+const engines = [
+  miniSearch(),
+  bestOf([tuned((w) => flexSearch("strict", w)), tuned((w) => flexSearch("forward", w))]),
+  bestOf([tuned((w) => orama(0, w)), tuned((w) => orama(1, w))]),
+];
+
+// ---- timings and memory ---------------------------------------------------------------------------------
+
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+async function measure(engine: Engine) {
+  const { recall, mrr } = quality(engine.build(servers));
+  const buildMs: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const began = performance.now();
+    engine.build(servers);
+    buildMs.push(performance.now() - began);
+  }
+  // 20 indexes held at once, the delta divided by 20: one index is small enough for the heap's own noise to hide it.
+  const heap: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const before = await settledHeap();
+    const kept = Array.from({ length: 20 }, () => engine.build(servers));
+    heap.push(((await settledHeap()) - before) / kept.length);
+    kept.length = 0;
+  }
+  const searchFn = engine.build(servers);
+  for (let i = 0; i < 3; i++) for (const { query } of QUERIES) searchFn(query, 5); // warm up
+  const searchMs: number[] = [];
+  for (let pass = 0; pass < 25; pass++) {
+    for (const { query } of QUERIES) {
+      const began = performance.now();
+      searchFn(query, 5);
+      searchMs.push(performance.now() - began);
+    }
+  }
+  return {
+    library: engine.library,
+    setting: engine.setting,
+    weights: FIELDS.map((field) => `${field} ${engine.weights[field]}`).join(", "),
+    "recall@5": round(recall),
+    MRR: round(mrr),
+    "search p50 (ms)": round(quantile(searchMs, 0.5), 4),
+    "search p99 (ms)": round(quantile(searchMs, 0.99), 4),
+    "build, median (ms)": round(quantile(buildMs, 0.5), 2),
+    "index heap (KiB)": Math.round(quantile(heap, 0.5) / 1024),
+  };
+}
+
+const rows: Array<Record<string, string | number>> = [];
+for (const engine of engines) rows.push(await measure(engine));
+console.table(rows.map(({ weights: _weights, setting: _setting, ...numbers }) => numbers));
+for (const row of rows) console.log(`${row.library}: ${row.setting}; weights ${row.weights}`);
+
+const mini = rows[0];
+const ratio = (key: string) =>
+  Object.fromEntries(rows.slice(1).map((row) => [`${row.library} ÷ MiniSearch, ${key}`, round(Number(row[key]) / Number(mini[key]))]));
+writeResult(
+  {
+    bench: "search-libraries",
+    title: `Tool search libraries: ${toolCount} tools, ${QUERIES.length} queries, our term processing in each`,
+    method:
+      "recall@5 and MRR on test/catalog/queries.ts; search: 25 passes over the queries, limit 5; build: median of 15; heap: settled heap held by 20 built indexes ÷ 20, median of 3",
+    rows,
+    ratios: { ...ratio("search p50 (ms)"), ...ratio("build, median (ms)"), ...ratio("index heap (KiB)") },
+    targets: {},
+    chart: {
+      title: `Tool search libraries over ${toolCount} tools (same documents, same term processing)`,
+      xLabel: "library",
+      panels: [
+        {
+          title: "recall@5 and MRR (higher is better)",
+          unit: "fraction",
+          groups: rows.map((row) => ({ label: String(row.library), values: { "recall@5": Number(row["recall@5"]), MRR: Number(row.MRR) } })),
+        },
+        {
+          title: "search latency (lower is better)",
+          unit: "ms",
+          groups: rows.map((row) => ({ label: String(row.library), values: { p50: Number(row["search p50 (ms)"]), p99: Number(row["search p99 (ms)"]) } })),
+        },
+      ],
+    },
+  },
+  started,
+);
