@@ -99,7 +99,7 @@ export {
 } from "./auth/index.js";
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
-export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync } from "./switchboard/fleet-seam.js";
+export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "./switchboard/fleet-seam.js";
 export type { FleetMemberStatus, MemberSummary, ServerSummary } from "./switchboard/member-summary.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
@@ -132,7 +132,8 @@ export type { Supplier } from "./auth/options.js";
 export type { FetchLike } from "./auth/http.js";
 export type { Params, Result } from "./connection/eras/dialect.js";
 export type { SubscriptionEvents } from "./connection/eras/listen.js";
-export type { CachedKind } from "./client/result-cache.js";
+export type { CachedKind, CachedMethod } from "./client/result-cache.js";
+export type { ListFacts } from "./client/list-facts.js";
 export type { MemoryPairOptions } from "./transports/memory.js";
 export type { TransportSettings } from "./transports/create.js";
 export type { StdioTransportOptions } from "./transports/stdio.js";

@@ -1,6 +1,8 @@
 /**
  * `mcp-switchboard login <server>` and `logout <server>`: the OAuth flow for one remote server of the
- * config, with its `oauth` entry and its token file (default ~/.mcp-switchboard/tokens.json). Login
+ * config, with its `oauth` entry and its token file (default ~/.mcp-switchboard/tokens.json), or, when
+ * the config has a `fleet` and the entry names no token file, the fleet's token store in Redis: where
+ * the fleet's boards look for the credentials (src/switchboard/board-fleet.ts). Login
  * listens for the callback on 127.0.0.1, prints the authorization URL (and opens a browser with
  * --open), and connects once the tokens are stored, so a server that refuses them says so now.
  */
@@ -10,7 +12,9 @@ import { resolve } from "node:path";
 import { oauthFromConfig } from "../auth/config.js";
 import { defaultTokenFile } from "../auth/file-token-store.js";
 import type { OAuthEvent } from "../auth/options.js";
+import type { TokenStore } from "../auth/token-store.js";
 import { connect } from "../client/connect.js";
+import { maskedUrl } from "../fleet/url.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
 import type { RemoteServerEntry } from "../switchboard/config-types.js";
@@ -28,9 +32,18 @@ export interface LoginOptions {
 }
 
 export async function loginCommand(name: string | undefined, options: LoginOptions, io: Output): Promise<number> {
-  const { entry, tokenFile } = await remoteEntry(options.config, name, "login");
+  const { entry, tokenFile, store, close } = await remoteEntry(options.config, name, "login");
+  try {
+    return await login(entry, tokenFile, store, options, io);
+  } finally {
+    await close();
+  }
+}
+
+async function login(entry: RemoteServerEntry, tokenFile: string, store: TokenStore | undefined, options: LoginOptions, io: Output): Promise<number> {
   const events: OAuthEvent[] = [];
   const provider = oauthFromConfig(entry.oauth!, {
+    ...(store === undefined ? {} : { store }),
     loopback: { port: entry.oauth!.loopbackPort, timeoutMs: options.timeoutMs },
     onAuthorizationUrl: (url) => {
       io.err(`Authorize mcp-switchboard for "${entry.name}" in a browser${options.open ? " (opening it)" : ""}:`);
@@ -55,8 +68,12 @@ export async function loginCommand(name: string | undefined, options: LoginOptio
 }
 
 export async function logoutCommand(name: string | undefined, configPath: string | undefined, io: Output): Promise<number> {
-  const { entry, tokenFile } = await remoteEntry(configPath, name, "logout");
-  await oauthFromConfig(entry.oauth!).logout(entry.url);
+  const { entry, tokenFile, store, close } = await remoteEntry(configPath, name, "logout");
+  try {
+    await oauthFromConfig(entry.oauth!, store === undefined ? {} : { store }).logout(entry.url);
+  } finally {
+    await close();
+  }
   io.err(`Forgot the credentials of "${entry.name}" in ${tokenFile} (revoked at the authorization server where it supports revocation)`);
   return 0;
 }
@@ -65,7 +82,7 @@ async function remoteEntry(
   configPath: string | undefined,
   name: string | undefined,
   command: string,
-): Promise<{ entry: RemoteServerEntry; tokenFile: string }> {
+): Promise<{ entry: RemoteServerEntry; tokenFile: string; store: TokenStore | undefined; close: () => Promise<void> }> {
   const path = resolve(configPath ?? "mcp.json");
   if (!existsSync(path)) throw new ConfigError(configPath === undefined ? `No mcp.json in ${process.cwd()}: pass --config FILE` : `${path} does not exist`);
   const config = await loadConfig(path);
@@ -83,7 +100,22 @@ async function remoteEntry(
       { file: path, server: name },
     );
   }
-  return { entry, tokenFile: entry.oauth.tokenFile ?? defaultTokenFile() };
+  if (config.fleet === undefined || entry.oauth.tokenFile !== undefined) {
+    return { entry, tokenFile: entry.oauth.tokenFile ?? defaultTokenFile(), store: undefined, close: async () => {} };
+  }
+  // Imported only for a config with a fleet: the command line loads no Redis client otherwise.
+  const { redisFleet } = await import("../fleet/index.js");
+  const fleet = redisFleet({ url: config.fleet.redis }, config.fleet.prefix);
+  await fleet.ready();
+  const where = `the fleet's Redis ${maskedUrl(config.fleet.redis)} (prefix "${fleet.prefix}")`;
+  if (!fleet.healthy) {
+    await fleet.close();
+    throw new ConfigError(`${command} stores "${name}"'s credentials in ${where}, which does not answer; the fleet's processes read them there`, {
+      file: path,
+      field: "fleet.redis",
+    });
+  }
+  return { entry, tokenFile: where, store: fleet.tokenStore(), close: () => fleet.close() };
 }
 
 function openBrowser(url: string): void {

@@ -12,6 +12,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
+import { withPage, type ListFacts } from "./list-facts.js";
 import { ResultCache, type CacheFacts, type CachedMethod } from "./result-cache.js";
 import type {
   CallToolResult,
@@ -79,6 +80,8 @@ export class McpClient {
   private validator: OutputValidator | undefined;
   /** Each tool's outputSchema from the latest tool list, for validation; dropped when the list changes. */
   private outputSchemas: Map<string, object | undefined> | undefined;
+  /** What the pages of the latest listing of each method said of caching (list-facts.ts); made by the first. */
+  private lists: Map<CachedMethod, ListFacts> | undefined;
   /**
    * The connection underneath (state machine, request table, transport). Not part of the API: tests
    * and the Switchboard's diagnostics reach into it, and the build strips it from the published types.
@@ -333,6 +336,11 @@ export class McpClient {
     return this.cache.get(method, key, fetch, { bypass, share, foreign: options?.auth !== undefined });
   }
 
+  /** What the latest complete listing of `method` said of caching (`ttlMs`, `cacheScope`); undefined before one. */
+  listFacts(method: CachedMethod): ListFacts | undefined {
+    return this.lists?.get(method);
+  }
+
   /** Validates a tool result against the tool's outputSchema, fetching the tool list once if needed. */
   private async checkOutput(name: string, result: CallToolResult): Promise<CallToolResult> {
     const validator = (this.validator ??= new OutputValidator());
@@ -346,13 +354,18 @@ export class McpClient {
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let facts: ListFacts | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const params = cursor === undefined ? undefined : { cursor };
       const result = await this.cached(method, ResultCache.pageKey(method, cursor), params, options);
       const list = result[key];
       if (Array.isArray(list)) for (const item of list) items.push(item as T);
+      facts = withPage(facts, result);
       const next = result.nextCursor;
-      if (typeof next !== "string" || next === "") return items;
+      if (typeof next !== "string" || next === "") {
+        (this.lists ??= new Map()).set(method, facts);
+        return items;
+      }
       if (seen.has(next))
         throw new ProtocolError(`${method}: the server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop`, ErrorCode.InternalError);
       seen.add(next);

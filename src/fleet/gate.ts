@@ -8,11 +8,12 @@
  * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
  * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
  */
-import { RequestCancelledError, TransportError } from "../jsonrpc/errors.js";
+import { TransportError } from "../jsonrpc/errors.js";
 import { breakerOutcomeOf, CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
-import { LocalShare } from "./local-share.js";
+import { IdlePermits } from "./idle.js";
+import { cancelled, LocalShare, timedOut } from "./local-share.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
 const POLL_MS = 5;
@@ -23,12 +24,21 @@ const POLL_MS = 5;
  */
 const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
+/**
+ * The per-process permit pool (idle.ts; calls with a pooled permit take the direct path). Off: with it,
+ * other processes kept admitting calls for up to 50 ms after a 429 paused the server (test/fleet/caps.test.ts
+ * allows none); it needs the pause pushed to every process (pub/sub) before it can be on.
+ */
+const POOL = false;
 
 interface Waiter {
   resolve(release: () => void): void;
   reject(error: Error): void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** The call's deadline (ms since the epoch; Infinity: none), checked between round trips, not by a timer per call. */
+  deadline: number;
+  since: number;
 }
 
 export class RedisGate implements FleetGate {
@@ -47,6 +57,14 @@ export class RedisGate implements FleetGate {
   private open = false;
   /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
   private readonly handOff: boolean;
+  /** Permits released with nobody waiting, kept for the next caller until HAND_OFF_MS after their grant (idle.ts). */
+  private readonly idle: IdlePermits;
+  private renewing = false;
+  /** When Redis last agreed that this process keeps its permits; and when it last refused. */
+  private renewedAt = 0;
+  private refusedAt = 0;
+  /** When Redis granted the permits calls admitted by `tryAcquire` hold, oldest first. */
+  private readonly direct: number[] = [];
   /** Round trips the gate made (for bench/fleet.ts). */
   roundTrips = 0;
 
@@ -60,20 +78,28 @@ export class RedisGate implements FleetGate {
     this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe"].map((part) => (part === "members" ? link.key("members") : key(part)));
     const rate = limits.ratePerSecond ?? 0;
     this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
-    this.local = new LocalShare(limits, () => link.members);
+    this.local = new LocalShare(server, limits, () => link.members);
     this.handOff = limits.ratePerSecond === undefined;
+    this.idle = new IdlePermits(
+      HAND_OFF_MS,
+      (grantedAt, now, inUse) => this.fresh(grantedAt, now, inUse),
+      (count) => this.giveBack(count),
+    );
   }
 
-  acquire(signal: AbortSignal | undefined): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(this.cancelled(signal));
-    if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally() : this.link.settled.then(() => this.acquire(signal));
+  acquire(signal: AbortSignal | undefined, deadline = Infinity): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
+    // A permit this process holds and nobody uses (idle.ts): no round trip.
+    const idle = this.link.healthy ? this.idle.take() : undefined;
+    if (idle !== undefined) return Promise.resolve(this.permit(idle));
+    if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally(signal, deadline) : this.link.settled.then(() => this.acquire(signal, deadline));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
       if (signal !== undefined) {
         waiter.onAbort = () => {
           const at = this.waiters.indexOf(waiter);
           if (at >= 0) this.waiters.splice(at, 1);
-          reject(this.cancelled(signal));
+          reject(cancelled(this.server, signal));
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
@@ -82,8 +108,37 @@ export class RedisGate implements FleetGate {
     });
   }
 
-  private acquireLocally(): Promise<() => void> {
-    return this.local.acquire().then(() => once(() => this.local.release()));
+  tryAcquire(): boolean {
+    if (!POOL || !this.link.healthy) return false;
+    const grantedAt = this.idle.take();
+    if (grantedAt === undefined) return false;
+    this.direct.push(grantedAt);
+    return true;
+  }
+
+  finished(error: unknown): void {
+    this.report(error);
+    // Permits are alike: the call that ends gives back the oldest grant a direct call holds.
+    const grantedAt = this.direct.shift();
+    if (grantedAt !== undefined) this.give(grantedAt);
+  }
+
+  private acquireLocally(signal: AbortSignal | undefined, deadline: number): Promise<() => void> {
+    return this.local.acquire(signal, deadline).then(() => once(() => this.local.release()));
+  }
+
+  /** Refuses the waiting calls whose deadline passed; returns how long until the next one's (Infinity: none). */
+  private expire(): number {
+    const now = Date.now();
+    let next = Infinity;
+    for (const waiter of [...this.waiters]) {
+      if (waiter.deadline > now) next = Math.min(next, waiter.deadline - now);
+      else {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        this.settle(waiter, undefined, timedOut(this.server, waiter));
+      }
+    }
+    return next;
   }
 
   private kick(): void {
@@ -105,12 +160,15 @@ export class RedisGate implements FleetGate {
       if (!this.link.healthy || client === undefined) return this.toLocal();
       const waitPause = this.pausedUntil - Date.now();
       if (this.releases === 0 && waitPause > 0) {
-        await this.nap(waitPause);
+        const untilDeadline = this.expire();
+        if (this.waiters.length > 0) await this.nap(Math.min(waitPause, untilDeadline));
         continue;
       }
       const release = this.releases;
       this.releases = 0;
-      const want = this.waiters.length;
+      // Without a rate, as many again for the idle pool: the callers that come next start without a
+      // round trip (a renewal gives them back when the limit has no room to spare).
+      const want = this.waiters.length * (POOL && this.handOff && !this.renewing ? 2 : 1);
       let reply: [number, number, number];
       try {
         this.roundTrips++;
@@ -134,11 +192,15 @@ export class RedisGate implements FleetGate {
         if (why === 4) this.probing = true;
         this.resume();
         const grantedAt = Date.now();
-        for (const waiter of this.waiters.splice(0, granted)) this.settle(waiter, this.permit(grantedAt));
+        const served = this.waiters.splice(0, granted);
+        for (const waiter of served) this.settle(waiter, this.permit(grantedAt));
+        // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
+        for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
       }
       if (this.waiters.length === 0 || granted >= want) continue;
       if (why === 1) this.pause(waitMs, false);
-      await this.nap(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS);
+      const untilDeadline = this.expire();
+      if (this.waiters.length > 0) await this.nap(Math.min(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS, untilDeadline));
     }
   }
 
@@ -153,21 +215,92 @@ export class RedisGate implements FleetGate {
   }
 
   private give(grantedAt: number): void {
-    const waiter = this.waiters[0];
-    if (this.handOff && waiter !== undefined && !this.probing && Date.now() - grantedAt < HAND_OFF_MS && this.pausedUntil <= Date.now()) {
-      this.waiters.shift();
-      this.settle(waiter, this.permit(grantedAt));
+    const state = this.fresh(grantedAt, Date.now());
+    if (state === "stale") {
+      this.releases++;
+      this.kick();
       return;
     }
-    this.releases++;
+    const waiter = state === "fresh" ? this.waiters.shift() : undefined;
+    if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
+    else if (POOL)
+      this.idle.keep(grantedAt); // renewing: parked until the answer
+    else {
+      this.releases++;
+      this.kick();
+    }
+  }
+
+  /**
+   * Whether a permit Redis granted at `grantedAt` may pass to another call of this process: `fresh`
+   * for HAND_OFF_MS after it was granted or after the fleet last renewed this process's permits. When
+   * that time is over, one renewal asks Redis whether keeping them takes nothing from anyone (the
+   * limit has room, no pause, no open circuit); until it answers the permits are `renewing`: kept
+   * here, used by nobody, so a pause or an open circuit decided elsewhere stops this process within
+   * HAND_OFF_MS and a round trip. `stale`: it goes back to Redis.
+   */
+  private fresh(grantedAt: number, now: number, inUse = true): "fresh" | "renewing" | "stale" {
+    if (!this.handOff || this.probing || this.pausedUntil > now) return "stale";
+    const age = now - Math.max(grantedAt, this.renewedAt);
+    if (!POOL) return age < HAND_OFF_MS ? "fresh" : "stale";
+    if (age < HAND_OFF_MS) {
+      // Half way: renew ahead, so a busy process rarely waits for the answer.
+      if (inUse && age >= HAND_OFF_MS / 2 && !this.renewing) this.renew(now);
+      return "fresh";
+    }
+    // A permit nobody used for its whole time (the pool's sweep) goes back rather than being renewed.
+    return this.renewing || (inUse && this.renew(now)) ? "renewing" : "stale";
+  }
+
+  private renew(now: number): boolean {
+    const client = this.link.client;
+    if (!this.link.healthy || client === undefined || now - this.refusedAt < HAND_OFF_MS) return false;
+    this.renewing = true;
+    this.roundTrips++;
+    const [permits, , , pause, open, votes] = this.keys;
+    client.sbRenewPermits(permits!, pause!, open!, votes!, this.args[0]!, this.args[4]!).then(
+      (kept) => this.renewed(kept === 1, now),
+      (error: unknown) => {
+        this.link.failed(error);
+        this.renewed(false, now);
+      },
+    );
+    return true;
+  }
+
+  private renewed(kept: boolean, askedAt: number): void {
+    this.renewing = false;
+    if (kept) {
+      this.renewedAt = askedAt;
+      // The parked permits serve the calls that came meanwhile.
+      for (let grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined; grantedAt !== undefined;) {
+        this.settle(this.waiters.shift()!, this.permit(grantedAt));
+        grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined;
+      }
+      return;
+    }
+    // Someone may need them: every permit goes back as it comes free (idle ones now).
+    this.refusedAt = Date.now();
+    this.giveBack(this.idle.drop());
+  }
+
+  /** Idle permits whose time in this process is over (or all of them): back to Redis in the next round trip. */
+  private giveBack(count: number): void {
+    if (count === 0) return;
+    this.releases += count;
     this.kick();
   }
 
   /** Redis went away: waiting callers take this process's share instead; held permits lapse with the heartbeat. */
   private toLocal(): void {
     this.releases = 0;
+    this.idle.drop();
     for (const waiter of this.waiters.splice(0)) {
-      void this.acquireLocally().then((release) => this.settle(waiter, release));
+      if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      this.acquireLocally(waiter.signal, waiter.deadline).then(
+        (release) => waiter.resolve(release),
+        (error: Error) => waiter.reject(error),
+      );
     }
   }
 
@@ -201,6 +334,7 @@ export class RedisGate implements FleetGate {
 
   private pause(ms: number, tellFleet: boolean): void {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.giveBack(this.idle.drop());
     if (tellFleet && this.link.healthy) this.link.client?.set(this.keys[3]!, this.link.member, "PX", Math.ceil(ms)).catch((e: unknown) => this.link.failed(e));
     if (this.paused) return;
     this.paused = true;
@@ -244,14 +378,6 @@ export class RedisGate implements FleetGate {
     if (open === this.open) return;
     this.open = open;
     this.link.emit("event", { type: "breaker", server: this.server, state: open ? "open" : "closed", reason });
-  }
-
-  private cancelled(signal: AbortSignal): RequestCancelledError {
-    return new RequestCancelledError(`server "${this.server}": call cancelled while waiting for a fleet permit`, {
-      delivered: false,
-      server: this.server,
-      cause: signal.reason,
-    });
   }
 }
 

@@ -2,17 +2,34 @@
  * What one process enforces of a server's fleet limits while Redis is away: its share, the limit
  * divided by the members it last saw alive (at least 1 call in flight, and a share of the rate), so a
  * fleet that loses Redis stays near its limits instead of multiplying them.
+ *
+ * A call waiting for its share still honours its abort signal and its deadline (the call's timeout):
+ * one timer for the share, armed for the earliest deadline, not one per call.
  */
+import { RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js";
 import type { FleetLimits } from "../switchboard/fleet-seam.js";
+
+/** A call waiting for a permit (here or at the Redis gate). */
+interface Waiting {
+  resolve(): void;
+  reject(error: Error): void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  /** When the call's time is up (ms since the epoch); Infinity: no deadline. */
+  deadline: number;
+  since: number;
+}
 
 export class LocalShare {
   private running = 0;
   private tokens: number;
   private at = Date.now();
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private expiry: { timer: NodeJS.Timeout; at: number } | undefined;
 
   constructor(
+    private readonly server: string,
     private readonly limits: FleetLimits,
     private readonly members: () => number,
   ) {
@@ -35,11 +52,18 @@ export class LocalShare {
     return Math.max(1, (this.limits.burst ?? rate) / this.members());
   }
 
-  /** Resolves when this process's share lets one more call start. */
-  acquire(): Promise<void> {
+  /** Resolves when this process's share lets one more call start; rejects when `signal` aborts or `deadline` passes first. */
+  acquire(signal?: AbortSignal, deadline = Infinity): Promise<void> {
+    if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
     if (this.waiting.length === 0 && this.take()) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiting.push(resolve);
+    return new Promise((resolve, reject) => {
+      const entry: Waiting = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
+      if (signal !== undefined) {
+        entry.onAbort = () => this.drop(entry, cancelled(this.server, signal));
+        signal.addEventListener("abort", entry.onAbort, { once: true });
+      }
+      this.waiting.push(entry);
+      if (deadline !== Infinity) this.armExpiry(deadline);
       this.schedule(0);
     });
   }
@@ -64,8 +88,36 @@ export class LocalShare {
   }
 
   private drain(): void {
-    while (this.waiting.length > 0 && this.take()) this.waiting.shift()!();
+    while (this.waiting.length > 0 && this.take()) settle(this.waiting.shift()!);
+    if (this.waiting.length === 0 && this.expiry !== undefined) {
+      clearTimeout(this.expiry.timer);
+      this.expiry = undefined;
+    }
     if (this.waiting.length > 0 && this.running < this.max()) this.schedule(Math.ceil(((1 - this.tokens) * 1000) / this.rate()));
+  }
+
+  private drop(entry: Waiting, error: Error): void {
+    const at = this.waiting.indexOf(entry);
+    if (at >= 0) this.waiting.splice(at, 1);
+    settle(entry, error);
+  }
+
+  private armExpiry(at: number): void {
+    if (this.expiry !== undefined && this.expiry.at <= at) return;
+    if (this.expiry !== undefined) clearTimeout(this.expiry.timer);
+    const timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now())).unref();
+    this.expiry = { timer, at };
+  }
+
+  private expire(): void {
+    this.expiry = undefined;
+    const now = Date.now();
+    let next = Infinity;
+    for (const entry of [...this.waiting]) {
+      if (entry.deadline <= now) this.drop(entry, timedOut(this.server, entry));
+      else next = Math.min(next, entry.deadline);
+    }
+    if (next !== Infinity) this.armExpiry(next);
   }
 
   private schedule(ms: number): void {
@@ -75,4 +127,20 @@ export class LocalShare {
       this.drain();
     }, ms);
   }
+}
+
+/** Settles a waiting call: granted without `error`, refused with it; its abort listener goes either way. */
+function settle(entry: Waiting, error?: Error): void {
+  if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
+  if (error === undefined) entry.resolve();
+  else entry.reject(error);
+}
+
+export function cancelled(server: string, signal: AbortSignal): RequestCancelledError {
+  return new RequestCancelledError(`server "${server}": call cancelled while waiting for a fleet permit`, { delivered: false, server, cause: signal.reason });
+}
+
+export function timedOut(server: string, entry: { deadline: number; since: number }): RequestTimeoutError {
+  const waited = Math.max(0, entry.deadline - entry.since);
+  return new RequestTimeoutError(`server "${server}": no fleet permit within the call's timeout (${waited} ms)`, waited, { delivered: false, server });
 }

@@ -154,7 +154,32 @@ local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] or (ARGV[3] and holder == ARGV[3]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return holder or ''`;
 
+/**
+ * Keeps a member's listing if the lists' version is still the one it listed at (a list_changed since
+ * makes it stale before it is written). KEYS: version counter, list key. ARGV: version, JSON ('' withdraws), ms.
+ */
+const KEEP_LIST = `if (redis.call('GET', KEYS[1]) or '0') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('DEL', KEYS[2]) end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+/**
+ * Whether a member may keep the permits it holds for another while, taking nothing from anyone: no
+ * pause, no open circuit or breaker votes, and the limit has room (so no other member waits on it).
+ * KEYS: permits hash, pause key, open key, votes zset. ARGV: max (-1: none), quorum. Returns 1 or 0.
+ */
+const RENEW_PERMITS = `if redis.call('PTTL', KEYS[2]) > 0 or redis.call('PTTL', KEYS[3]) > 0 then return 0 end
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[2]) then return 0 end
+local max = tonumber(ARGV[1])
+if max < 0 then return 1 end
+local used = 0
+for _, held in ipairs(redis.call('HVALS', KEYS[1])) do used = used + tonumber(held) end
+if used < max then return 1 end
+return 0`;
+
 export const SCRIPTS = {
+  sbRenewPermits: { numberOfKeys: 4, lua: RENEW_PERMITS },
+  sbKeepList: { numberOfKeys: 2, lua: KEEP_LIST },
   sbPermit: { numberOfKeys: 7, lua: PERMIT },
   sbBeat: { lua: BEAT },
   sbVote: { numberOfKeys: 3, lua: VOTE },
@@ -177,4 +202,6 @@ export interface FleetCommands {
   sbRelease(...args: Array<string | number>): Promise<number>;
   sbSaveRun(...args: Array<string | number>): Promise<number>;
   sbLeaseRun(...args: Array<string | number>): Promise<number | string>;
+  sbKeepList(...args: Array<string | number>): Promise<number>;
+  sbRenewPermits(...args: Array<string | number>): Promise<number>;
 }

@@ -117,8 +117,13 @@ export class BoardCatalog {
 
   // ---- lazy servers ------------------------------------------------------------------------------
 
-  /** A lazy server without a known tool list: the first listing starts it and waits for it (bounded). */
+  /**
+   * A lazy server without a known tool list: the fleet's current copy of its tools when there is one
+   * (so it stays asleep), else the first listing starts it and waits for it (bounded).
+   */
   async firstListing(runtime: ServerRuntime): Promise<void> {
+    const shared = await runtime.fleetLists?.kept("tools");
+    if (shared?.items !== undefined) return runtime.tools.seed(shared.items as Tool[]);
     this.wake(runtime);
     try {
       await runtime.whenUp(this.startTimeoutOf(runtime));

@@ -34,20 +34,44 @@ export type FleetEvent =
 export interface FleetGate {
   /**
    * Waits (never fails for a full limit) until the call may start across the fleet; resolves with the
-   * function that gives the permit back. Rejects only when `signal` aborts or the circuit is open
-   * fleet-wide (then with that error).
+   * function that gives the permit back. Rejects only when `signal` aborts, the call's `deadline` (ms
+   * since the epoch) passes first, or the circuit is open fleet-wide (then with that error).
    */
-  acquire(signal: AbortSignal | undefined): Promise<() => void>;
+  acquire(signal: AbortSignal | undefined, deadline?: number): Promise<() => void>;
   /** A call's outcome: a 429/503 with Retry-After pauses the server fleet-wide; failures vote for the breaker. */
   report(error: unknown): void;
+  /**
+   * A permit at once, when this process holds one that no call uses (no waiting, no promise): true,
+   * and the call ends with `finished`. False: the call takes `acquire`.
+   */
+  tryAcquire(): boolean;
+  /** A call that `tryAcquire` admitted ended, with its outcome as for `report` (undefined: success). */
+  finished(error: unknown): void;
 }
 
-/** One server's lists across the fleet: what this member tells the others. */
+/** The lists a fleet keeps for its members. */
+export type SharedListKind = "tools" | "resources" | "prompts";
+
+/** What the fleet holds of one list: the items when a current copy is kept, else the version to keep a new one under. */
+export interface KeptList {
+  /** A member's listing, still current (no list_changed since, its TTL not over). */
+  items?: unknown[] | undefined;
+  /** The lists' version now (pass it to `keep`); undefined when the fleet cannot keep anything (Redis away). */
+  version?: string | undefined;
+}
+
+/** One server's lists across the fleet: what this member tells the others, and what they listed. */
 export interface FleetListSync {
   /** The server said a list changed (list_changed): every member lists again. */
   changed(): void;
-  /** This member listed the server's tools: kept for the others. */
-  listed(tools: readonly unknown[]): void;
+  /** The fleet's current copy of the server's `kind` list, if any (shared-lists.ts). Never rejects. */
+  kept(kind: SharedListKind): Promise<KeptList>;
+  /**
+   * This member listed `kind` at `version` (from `kept`): the others may use it for `ttlMs`; `items`
+   * undefined withdraws the fleet's copy (the server marked the list private, or not to be reused).
+   * Ignored when the version moved on meanwhile.
+   */
+  keep(kind: SharedListKind, version: string, items: readonly unknown[] | undefined, ttlMs: number): void;
 }
 
 /** The fleet as a board uses it (`redisFleet()` from "mcp-switchboard/fleet" is one). */

@@ -89,7 +89,7 @@ export async function route<T>(
     }
     options.attempts.push(server.name);
     try {
-      const result = await server.runLimited(() => call(client, server), options.signal);
+      const result = await server.runLimited(() => call(client, server), options.signal, deadline);
       server.breaker.onSuccess();
       return result;
     } catch (error) {

@@ -132,12 +132,12 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   /**
    * The client, when a call may go straight to it with nothing to decide: the server is up, has no
-   * fallbacks, no concurrency limit and a closed circuit, and the call is not cancelled already.
-   * Otherwise undefined, and the call takes the router (router.ts).
+   * fallbacks, no concurrency limit and a closed circuit, the call is not cancelled already, and the
+   * fleet (if any) has a permit for it at once. Otherwise undefined, and the call takes the router (router.ts).
    */
   directClient(signal: AbortSignal | undefined): McpClient | undefined {
     if (this.state !== "up" || this.entry.fallbacks.length !== 0 || !this.limiter.unlimited || !this.circuitClosed || signal?.aborted) return undefined;
-    if (this.fleetGate !== undefined) return undefined;
+    if (this.fleetGate !== undefined && !this.fleetGate.tryAcquire()) return undefined;
     return this.client;
   }
 
@@ -157,22 +157,24 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   private succeeded<T>(result: T): T {
     this.limiter.leave();
     this.circuitBreaker?.onSuccess();
+    this.fleetGate?.finished(undefined);
     return result;
   }
 
   private failed(error: unknown): never {
     this.limiter.leave();
     this.breaker.onFailure(error);
+    this.fleetGate?.finished(error);
     throw withServer(error, this.name);
   }
 
-  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit when it has a gate. */
-  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  /** Runs a routed call under this server's limits: its own limiter, then the fleet's permit (waited for until `deadline`) when it has a gate. */
+  runLimited<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, deadline?: number): Promise<T> {
     const gate = this.fleetGate;
     if (gate === undefined) return this.limiter.run(fn, { signal });
     return this.limiter.run(
       async () => {
-        const release = await gate.acquire(signal);
+        const release = await gate.acquire(signal, deadline);
         try {
           const result = await fn();
           gate.report(undefined);
@@ -201,7 +203,6 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     this.hooks.toolsListed(this, tools, previous);
     this.hooks.catalog().listed(this, tools);
-    this.fleetLists?.listed(tools);
   }
 
   /** The server's lists changed, here or (told by the fleet) at another member: list again. */
@@ -276,8 +277,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   private static onToolsChanged(this: ServerRuntime): void {
+    this.fleetLists?.changed(); // first: the listing that follows must not take the fleet's copy it outdates
     this.relist(false);
-    this.fleetLists?.changed();
   }
 
   private static onListChanged(this: ServerRuntime): void {

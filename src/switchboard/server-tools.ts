@@ -12,6 +12,8 @@
  */
 import type { McpClient } from "../client/client.js";
 import type { Tool } from "../client/types.js";
+import type { FleetListSync } from "./fleet-seam.js";
+import { listShared } from "./shared-lists.js";
 
 interface Listing {
   client: McpClient;
@@ -26,6 +28,8 @@ export interface ToolsOwner {
   listingFailed(error: Error): void;
   /** A listing brought `tools` (replacing `previous`): the board's index of tool names follows. */
   toolsListed(tools: readonly Tool[], previous: readonly Tool[] | undefined): void;
+  /** The fleet's lists of this server (a current copy spares the listing); undefined without a fleet. */
+  readonly fleetLists?: FleetListSync | undefined;
 }
 
 export class ServerTools {
@@ -89,7 +93,8 @@ export class ServerTools {
     try {
       const options = this.bypassCache ? { cache: false } : undefined;
       this.bypassCache = false;
-      const tools = client.serverCapabilities?.tools ? await client.listTools(options) : [];
+      const fetch = () => client.listTools(options);
+      const tools = client.serverCapabilities?.tools ? await listShared(this.owner.fleetLists, "tools", client, fetch) : [];
       if (this.current() !== client) return false; // restarted meanwhile: the new client lists for itself
       const previous = this.list;
       this.list = tools;

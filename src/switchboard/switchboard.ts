@@ -302,8 +302,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Every server's resources, each tagged with its `server`. */
   async listResources(): Promise<Array<Resource & { server: string }>> {
-    const list = async (client: McpClient, server: string) => (await client.listResources()).map((resource) => ({ ...resource, server }));
-    const all = await fromEachServer(this.runtimes.values(), "resources", list, (event) => this.emit("error", event));
+    const shape = (resource: Resource, server: string) => ({ ...resource, server });
+    const all = await fromEachServer(this.runtimes.values(), "resources", (client) => client.listResources(), shape, this);
     for (const resource of all) if (!this.resourceOwners.has(resource.uri)) this.resourceOwners.set(resource.uri, resource.server);
     return all;
   }
@@ -320,9 +320,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Every server's prompts, names qualified like tools. */
   async listPrompts(): Promise<Prompt[]> {
-    const list = async (client: McpClient, server: string) =>
-      (await client.listPrompts()).map((prompt) => ({ ...prompt, name: qualify(server, prompt.name, this.separator) }));
-    return fromEachServer(this.runtimes.values(), "prompts", list, (event) => this.emit("error", event));
+    const shape = (prompt: Prompt, server: string) => ({ ...prompt, name: qualify(server, prompt.name, this.separator) });
+    return fromEachServer(this.runtimes.values(), "prompts", (client) => client.listPrompts(), shape, this);
   }
 
   async getPrompt(name: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
