@@ -180,6 +180,10 @@ describe.skipIf(!redisAvailable)("fleet.checkpointer() on a Redis that stops ans
     const link = new FleetLink({ url: own.url, shown: own.url }, nextPrefix());
     try {
       await link.settled;
+      // Settled also means "gave up waiting for the first answer" (degraded), which a loaded machine can
+      // reach before Redis answers; the link keeps trying, and this test needs it up before it stops Redis.
+      const healthyBy = Date.now() + 15_000;
+      while (!link.healthy && Date.now() < healthyBy) await new Promise((r) => setTimeout(r, 50));
       const checkpointer = redisCheckpointer(link, 300);
       expect(await checkpointer.save("s", stateOf("s"), 0)).toBe(1);
       own.process.kill("SIGSTOP");
