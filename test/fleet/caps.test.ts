@@ -4,6 +4,9 @@
  * heartbeat's lease), calls per second within rate + burst in any 1 s window, and one 429 with
  * `Retry-After: 2` pausing every process for at least 2 s.
  */
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
@@ -34,31 +37,27 @@ describe.skipIf(!redisAvailable)("fleet limits across processes (real Redis, rea
 
   it("maxConcurrency 4 across 10 processes, two killed -9 mid-run: never more than 4 in flight, the rest finish", async () => {
     const server = await startCountingServer({ holdMs: 15 });
+    const go = join(tmpdir(), `mcpsb-caps-go-${process.pid}-${Date.now()}`);
     try {
-      const startAt = Date.now() + 100;
-      const group = spawnAll(10, { url: server.url, prefix: `caps-${Date.now()}`, limits: { maxConcurrency: 4 }, calls: 60, concurrency: 4 });
+      // The workers start their calls together, once all are up (a worker up first would otherwise be
+      // through its calls before the last one starts).
+      const group = spawnAll(10, { url: server.url, prefix: `caps-${Date.now()}`, limits: { maxConcurrency: 4 }, calls: 120, concurrency: 4, goFile: go });
       await Promise.all(group.map((w) => w.ready));
-      void startAt;
-      const finished = new Set<number>();
-      group.forEach((w, i) => void w.done.then(() => finished.add(i)));
-      // Mid-run: calls have started everywhere. A process may pass its permits on to its own next call
-      // (the hand-off), so one worker can be through its 60 calls by now (two cannot: 120 > 100); the
-      // two killed are two still running.
+      writeFileSync(go, "");
+      // Mid-run: calls have started everywhere. Each worker has 120 calls, more than the 100 started so
+      // far, so neither worker killed can be through its calls, even if a process passed its permits on
+      // to its own next calls (the hand-off) the whole time.
       await waitFor(() => server.starts.length >= 100, 30_000);
-      const victims = group
-        .map((_, i) => i)
-        .filter((i) => !finished.has(i) && group[i].child.exitCode === null)
-        .slice(0, 2);
-      expect(victims).toHaveLength(2);
-      for (const i of victims) group[i].child.kill("SIGKILL");
+      group[0].child.kill("SIGKILL");
+      group[1].child.kill("SIGKILL");
       const outcomes = await Promise.all(group.map((w) => w.done));
-      for (const [i, outcome] of outcomes.entries()) {
-        if (victims.includes(i)) expect(outcome).toBeUndefined();
-        else expect(outcome).toMatchObject({ ok: 60, failed: 0 });
-      }
+      expect(outcomes[0]).toBeUndefined();
+      expect(outcomes[1]).toBeUndefined();
+      for (const outcome of outcomes.slice(2)) expect(outcome).toMatchObject({ ok: 120, failed: 0 });
       expect(server.maxInFlight).toBeLessThanOrEqual(4);
       expect(server.maxInFlight).toBe(4);
     } finally {
+      rmSync(go, { force: true });
       await server.close();
     }
   }, 120_000);
