@@ -220,6 +220,15 @@ describe("OpenAI strict mode", () => {
     expect(decodeArguments(schema, { base: null })).toEqual({ base: null });
   });
 
+  it("keeps an argument key named __proto__ (an own key in parsed JSON), found by the corpus property test", () => {
+    const schema = { type: "object", properties: { value: { type: "object", additionalProperties: { type: "string" } } } };
+    const args = JSON.parse('{"value":{"__proto__":"x","a":"b"}}') as Record<string, Record<string, unknown>>;
+    const back = decodeArguments(schema, args) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(back.value)).toEqual(["__proto__", "a"]);
+    expect(Object.getOwnPropertyDescriptor(back.value, "__proto__")?.value).toBe("x");
+    expect(Object.getPrototypeOf(back.value)).toBe(Object.prototype);
+  });
+
   it("takes a map as JSON text, and the runner parses it back", async () => {
     const tool = {
       name: "set_labels",

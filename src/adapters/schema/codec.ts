@@ -108,9 +108,18 @@ function decodeObject(doc: SchemaDocument, node: JsonSchema, value: Record<strin
     const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (item === null && declared !== undefined && !required.includes(key) && !doc.accepts(declared, "null")) continue;
     const schema = declared ?? (isObject(node.additionalProperties) ? node.additionalProperties : undefined);
-    out[key] = schema === undefined ? item : decode(doc, schema, item, depth + 1);
+    setOwn(out, key, schema === undefined ? item : decode(doc, schema, item, depth + 1));
   }
   return out;
+}
+
+/**
+ * `out[key] = value`, except that a key named `__proto__` (an ordinary own key in parsed JSON) stays a
+ * key: assigning it would set the copy's prototype instead and the argument would vanish.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -147,7 +156,7 @@ function encode(doc: SchemaDocument, schema: unknown, value: unknown, depth: num
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const declared = Object.hasOwn(properties, key) ? properties[key] : isObject(node.additionalProperties) ? node.additionalProperties : undefined;
-      out[key] = encode(doc, declared, item, depth + 1);
+      setOwn(out, key, encode(doc, declared, item, depth + 1));
     }
     if (Array.isArray(node.required)) for (const key of node.required) if (typeof key === "string" && !Object.hasOwn(out, key)) out[key] = null;
     return out;
