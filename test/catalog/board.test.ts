@@ -97,10 +97,12 @@ describe("lazy servers", () => {
 
   it("calls keep a lazy server awake past idleMs", async () => {
     const lazy = serverFactory(() => [tool("echo", "Echo text")]);
-    const b = board({ servers: { lazy: { transport: lazy.transport, protocol: "legacy", lazy: true, idleMs: 200 } } });
+    // Calls 40 ms apart for 2.5 times idleMs: the margin (idleMs is 15 gaps) holds on a loaded machine,
+    // where a 40 ms nap and a call can take a few hundred ms.
+    const b = board({ servers: { lazy: { transport: lazy.transport, protocol: "legacy", lazy: true, idleMs: 600 } } });
     await b.start();
     await b.callTool("lazy__echo", { text: "a" });
-    const until = Date.now() + 700;
+    const until = Date.now() + 1500;
     while (Date.now() < until) {
       await b.callTool("lazy__echo", { text: "b" });
       await new Promise((resolve) => setTimeout(resolve, 40));

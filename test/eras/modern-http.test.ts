@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connect, McpClient, StreamLostError, TransportError } from "../../src/index.js";
 import { MODERN_DISCOVER, result, rpcError, startScriptedHttp, type Recorded, type Reply, type ScriptedHttp } from "../fixtures/scripted-http.js";
 import { startLegacySseServer, startStreamableHttpServer } from "../fixtures/http-servers.js";
+import { waitFor } from "../helpers/processes.js";
 
 let clients: McpClient[] = [];
 let servers: { close(): Promise<void> }[] = [];
@@ -244,8 +245,9 @@ describe("2026 era over Streamable HTTP", () => {
     await expect(call).rejects.toThrow(/cancelled/);
     const timedOut = client.callTool("plain", {}, { timeoutMs: 80 });
     await expect(timedOut).rejects.toThrow(/within 80 ms/);
-    await new Promise((r) => setTimeout(r, 50));
+    // The server sees each abandoned request as its connection closes, a moment after the client gave up.
     const ids = server.posts("tools/call").map((r) => r.body!.id);
+    await waitFor(() => server.abandoned.length >= ids.length, 5000);
     expect(server.abandoned).toEqual(ids);
     expect(server.posts("notifications/cancelled")).toHaveLength(0);
   });

@@ -184,15 +184,17 @@ describe("results and methods per era", () => {
       const name = (request.params as { name: string }).name;
       if (name === "ticking") {
         const token = metaOf(request).progressToken;
-        const timer = setInterval(() => s.notify("notifications/progress", { progressToken: token, progress: 1 }), 20);
-        setTimeout(() => clearInterval(timer), 400);
+        const timer = setInterval(() => s.notify("notifications/progress", { progressToken: token, progress: 1 }), 100);
+        setTimeout(() => clearInterval(timer), 2000);
       }
       return "silent";
     });
     const client = await open(server.clientSide, { requestTimeoutMs: 5000, autoListen: false }); // pending counts only the calls
     const timedOut = await client.callTool("slow", {}, { timeoutMs: 50 }).catch((e) => e);
     expect(timedOut).toBeInstanceOf(RequestTimeoutError);
-    const ticking = await client.callTool("ticking", {}, { timeoutMs: 60, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 250 }).catch((e) => e);
+    // Progress every 100 ms keeps a 400 ms timeout from firing (wide margins: a loaded machine delays
+    // timers by tens of ms) until the 700 ms cap ends the call.
+    const ticking = await client.callTool("ticking", {}, { timeoutMs: 400, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 700 }).catch((e) => e);
     expect(ticking).toBeInstanceOf(RequestTimeoutError);
     expect(ticking.message).toMatch(/maxTotalTimeoutMs/);
     await new Promise((r) => setTimeout(r, 10));
