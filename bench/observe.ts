@@ -140,107 +140,123 @@ const median = (values: number[]): number => {
 };
 const cellName = (server: string, concurrency: number) => `${server}, concurrency ${concurrency}`;
 
-const started = machine();
-const title = "Observer overhead, Switchboard (observer on ÷ off)";
-const method = `${ROUNDS} rounds of a ${WINDOW_MS} ms window per mode (after ${WARM_UP_MS} ms of warm-up), modes rotated each round, one board per server; median of the per-round ratios to off, by wall time and by this process's CPU time`;
-console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
-const rows: Record<string, string | number>[] = [];
-const ratios: Record<string, number> = {};
-const medians: Record<string, Record<Mode, number>> = {};
-for (const server of [MEMORY, STDIO]) {
-  const board = await startBoard(server);
-  try {
-    for (const concurrency of CONCURRENCIES) {
-      const rates: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const byRate: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const byCpu: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const cpus: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const got = {} as Record<Mode, Reading>;
-        for (let i = 0; i < MODES.length; i++) {
-          const mode = MODES[(i + round) % MODES.length];
-          got[mode] = await measure(board, mode, concurrency);
+/** The three modes at each concurrency against both servers: the table, the JSON and the chart. */
+async function throughput(): Promise<void> {
+  const started = machine();
+  const title = "Observer overhead, Switchboard (observer on ÷ off)";
+  const method = `${ROUNDS} rounds of a ${WINDOW_MS} ms window per mode (after ${WARM_UP_MS} ms of warm-up), modes rotated each round, one board per server; median of the per-round ratios to off, by wall time and by this process's CPU time`;
+  console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
+  const rows: Record<string, string | number>[] = [];
+  const ratios: Record<string, number> = {};
+  const medians: Record<string, Record<Mode, number>> = {};
+  for (const server of [MEMORY, STDIO]) {
+    const board = await startBoard(server);
+    try {
+      for (const concurrency of CONCURRENCIES) {
+        const rates: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const byRate: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const byCpu: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const cpus: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        for (let round = 0; round < ROUNDS; round++) {
+          const got = {} as Record<Mode, Reading>;
+          for (let i = 0; i < MODES.length; i++) {
+            const mode = MODES[(i + round) % MODES.length];
+            got[mode] = await measure(board, mode, concurrency);
+          }
+          for (const mode of MODES) {
+            rates[mode].push(got[mode].rate);
+            cpus[mode].push(got[mode].cpuUs);
+            byRate[mode].push(got[mode].rate / got[OFF].rate);
+            byCpu[mode].push(got[OFF].cpuUs / got[mode].cpuUs);
+          }
         }
+        const cell = cellName(server, concurrency);
+        medians[cell] = { [OFF]: median(rates[OFF]), [NO_PAGE]: median(rates[NO_PAGE]), [PAGE]: median(rates[PAGE]) };
+        const spread = (values: number[]) => `${round2(Math.min(...values))}–${round2(Math.max(...values))}`;
+        console.log(`### ${cell}\n`);
+        console.log(
+          table(
+            ["mode", "req/s", "on ÷ off, req/s (min–max)", "CPU µs/call", "on ÷ off, calls per CPU s (min–max)"],
+            MODES.map((mode) => [
+              mode,
+              medians[cell][mode],
+              mode === OFF ? "—" : `${round2(median(byRate[mode]))}x (${spread(byRate[mode])})`,
+              median(cpus[mode]),
+              mode === OFF ? "—" : `${round2(median(byCpu[mode]))}x (${spread(byCpu[mode])})`,
+            ]),
+          ),
+        );
+        console.log();
         for (const mode of MODES) {
-          rates[mode].push(got[mode].rate);
-          cpus[mode].push(got[mode].cpuUs);
-          byRate[mode].push(got[mode].rate / got[OFF].rate);
-          byCpu[mode].push(got[OFF].cpuUs / got[mode].cpuUs);
+          rows.push({
+            server,
+            concurrency,
+            client: mode,
+            windows: ROUNDS,
+            windowMs: WINDOW_MS,
+            reqPerSec: Math.round(medians[cell][mode]),
+            cpuUsPerCall: round2(median(cpus[mode])),
+          });
+          if (mode === OFF) continue;
+          ratios[`${cell}: ${mode} ÷ ours`] = round2(median(byRate[mode]));
+          ratios[`${cell}: ${mode} ÷ ours (calls per CPU second)`] = round2(median(byCpu[mode]));
         }
       }
-      const cell = cellName(server, concurrency);
-      medians[cell] = { [OFF]: median(rates[OFF]), [NO_PAGE]: median(rates[NO_PAGE]), [PAGE]: median(rates[PAGE]) };
-      const spread = (values: number[]) => `${round2(Math.min(...values))}–${round2(Math.max(...values))}`;
-      console.log(`### ${cell}\n`);
-      console.log(
-        table(
-          ["mode", "req/s", "on ÷ off, req/s (min–max)", "CPU µs/call", "on ÷ off, calls per CPU s (min–max)"],
-          MODES.map((mode) => [
-            mode,
-            medians[cell][mode],
-            mode === OFF ? "—" : `${round2(median(byRate[mode]))}x (${spread(byRate[mode])})`,
-            median(cpus[mode]),
-            mode === OFF ? "—" : `${round2(median(byCpu[mode]))}x (${spread(byCpu[mode])})`,
-          ]),
-        ),
-      );
-      console.log();
-      for (const mode of MODES) {
-        rows.push({
-          server,
-          concurrency,
-          client: mode,
-          windows: ROUNDS,
-          windowMs: WINDOW_MS,
-          reqPerSec: Math.round(medians[cell][mode]),
-          cpuUsPerCall: round2(median(cpus[mode])),
-        });
-        if (mode === OFF) continue;
-        ratios[`${cell}: ${mode} ÷ ours`] = round2(median(byRate[mode]));
-        ratios[`${cell}: ${mode} ÷ ours (calls per CPU second)`] = round2(median(byCpu[mode]));
-      }
+    } finally {
+      await board.stop();
     }
-  } finally {
-    await board.stop();
   }
-}
-console.log(JSON.stringify({ bench: "observe", ...ratios }));
-const chart: ChartSpec = {
-  title,
-  xLabel: "server",
-  panels: CONCURRENCIES.map((concurrency) => ({
-    title: `concurrency ${concurrency}`,
-    unit: "req/s",
-    groups: [MEMORY, STDIO].map((server) => ({
-      label: server,
-      values: Object.fromEntries(MODES.map((mode) => [mode, Math.round(medians[cellName(server, concurrency)][mode])])),
+  console.log(JSON.stringify({ bench: "observe", ...ratios }));
+  const chart: ChartSpec = {
+    title,
+    xLabel: "server",
+    panels: CONCURRENCIES.map((concurrency) => ({
+      title: `concurrency ${concurrency}`,
+      unit: "req/s",
+      groups: [MEMORY, STDIO].map((server) => ({
+        label: server,
+        values: Object.fromEntries(MODES.map((mode) => [mode, Math.round(medians[cellName(server, concurrency)][mode])])),
+      })),
     })),
-  })),
-};
-writeResult(
-  { bench: "observe", title, method, rows, ratios, targets: { "observer-page-c64": ratios[`${cellName(STDIO, 64)}: ${PAGE} ÷ ours`] }, chart },
-  started,
-);
-console.log(`(the open pages received ${pageFrames} snapshots in all)`);
+  };
+  writeResult(
+    { bench: "observe", title, method, rows, ratios, targets: { "observer-page-c64": ratios[`${cellName(STDIO, 64)}: ${PAGE} ÷ ours`] }, chart },
+    started,
+  );
+  console.log(`(the open pages received ${pageFrames} snapshots in all)`);
+}
 
 /**
- * The tap's own CPU per call, away from any I/O: awaiting an already-settled promise bare and through
- * the observer's tap, the best of several runs each (the least disturbed by a shared machine).
+ * The tap's own CPU per call, away from any I/O, on both of the board's paths: the direct path (a call's
+ * promise through the server's `direct()`, which an observer's tap wraps: `watch()`) and the routed path
+ * (the tap's side reaction on the board's promise: `called()`). Each is an already-settled promise
+ * awaited with and without the tap; the best of several runs each (the least disturbed by a shared machine).
  */
-async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs: number }> {
+async function tapCost(): Promise<{ bareNs: number; directNs: number; watchedNs: number; calledNs: number; snapshotUs: number }> {
   const instance = new Switchboard({ servers: { s: { command: process.execPath, args: ["-e", ""], disabled: true } } });
   const observer = (await instance.observe({ port: 0 })) as Observer;
   const tap = instance.callTap!;
+  // The server's runtime, as the board's direct path calls it (switchboard.ts callTool).
+  const runtime = (
+    instance as unknown as { runtimes: Map<string, { direct<T>(call: Promise<T>, tap?: unknown, name?: string, args?: unknown): Promise<T> }> }
+  ).runtimes.get("s")!;
   const result = { content: [] };
   const n = 500_000;
-  const best = { bare: Infinity, tapped: Infinity };
+  const best = { bare: Infinity, direct: Infinity, watched: Infinity, called: Infinity };
+  const time = (key: keyof typeof best, started: number) => (best[key] = Math.min(best[key], ((performance.now() - started) * 1e6) / n));
   for (let run = 0; run < 7; run++) {
     let started = performance.now();
     for (let i = 0; i < n; i++) await Promise.resolve(result);
-    best.bare = Math.min(best.bare, ((performance.now() - started) * 1e6) / n);
+    time("bare", started);
+    started = performance.now();
+    for (let i = 0; i < n; i++) await runtime.direct(Promise.resolve(result));
+    time("direct", started);
+    started = performance.now();
+    for (let i = 0; i < n; i++) await runtime.direct(Promise.resolve(result), tap, "s__echo", ECHO_ARGS);
+    time("watched", started);
     started = performance.now();
     for (let i = 0; i < n; i++) await tap.called("s__echo", ECHO_ARGS, Promise.resolve(result));
-    best.tapped = Math.min(best.tapped, ((performance.now() - started) * 1e6) / n);
+    time("called", started);
   }
   // What an open page costs per tick: the snapshot of a full ring of calls, as JSON, best of 7 runs of 200.
   let snapshot = Infinity;
@@ -250,8 +266,19 @@ async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs
     snapshot = Math.min(snapshot, ((performance.now() - started) * 1000) / 200);
   }
   await observer.close();
-  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped), snapshotUs: Math.round(snapshot) };
+  const ns = (value: number) => Math.round(value);
+  return { bareNs: ns(best.bare), directNs: ns(best.direct), watchedNs: ns(best.watched), calledNs: ns(best.called), snapshotUs: Math.round(snapshot) };
 }
-const cost = await tapCost();
-console.log(`the tap alone: ${cost.tappedNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.tappedNs} ns tapped; best of 7 runs of 500,000)`);
-console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
+
+/** Only the tap's cost (OBSERVE_TAP_ONLY=1): seconds instead of minutes, for working on the tap. */
+async function printTapCost(): Promise<void> {
+  const cost = await tapCost();
+  console.log(
+    `the tap alone, direct path (watch): ${cost.watchedNs - cost.directNs} ns per call (${cost.directNs} ns direct() untapped, ${cost.watchedNs} ns tapped; best of 7 runs of 500,000)`,
+  );
+  console.log(`the tap alone, routed path (called): ${cost.calledNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.calledNs} ns tapped)`);
+  console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
+}
+
+if (process.env.OBSERVE_TAP_ONLY !== "1") await throughput();
+await printTapCost();

@@ -79,17 +79,26 @@ describe("the call tap", () => {
 });
 
 describe("burstNow", () => {
-  it("shares one clock read among at most 16 readings of a burst, and reads again after a turn", async () => {
+  it("shares one clock read among at most 16 readings of a burst, and reads again two jobs on and after a timer", async () => {
     const now = vi.spyOn(performance, "now");
-    await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0));
     now.mockClear();
     for (let i = 0; i < 16; i++) burstNow();
     expect(now).toHaveBeenCalledTimes(1);
     burstNow();
     expect(now).toHaveBeenCalledTimes(2);
+    // The job a reaction's value queues (the caller's next call) still shares the reading...
+    await Promise.resolve();
+    burstNow();
+    expect(now).toHaveBeenCalledTimes(2);
+    // ...the one after it does not,
     await Promise.resolve();
     burstNow();
     expect(now).toHaveBeenCalledTimes(3);
+    // and a wait for a timer never does.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    burstNow();
+    expect(now).toHaveBeenCalledTimes(4);
   });
 });
 
