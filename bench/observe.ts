@@ -227,36 +227,66 @@ async function throughput(): Promise<void> {
 }
 
 /**
- * The tap's own CPU per call, away from any I/O, on both of the board's paths: the direct path (a call's
- * promise through the server's `direct()`, which an observer's tap wraps: `watch()`) and the routed path
- * (the tap's side reaction on the board's promise: `called()`). Each is an already-settled promise
- * awaited with and without the tap; the best of several runs each (the least disturbed by a shared machine).
+ * The tap's own cost per call, away from any I/O, on both of the board's paths: the direct path (a call's
+ * promise through the server's `direct()`, whose reaction an observer's tap wraps: `watch()`) and the
+ * routed path (the tap's side reaction on the board's promise: `called()`). Each is an already-settled
+ * promise awaited with and without the tap, by one caller and by 64 at once; this process's CPU time (a
+ * loaded machine's scheduler does not add to it, as it does to wall time), the best of 7 runs each. "Before" is the direct path as it was until the tap wrapped the
+ * runtime's reaction: `called()` on the promise `direct()` returns, a second reaction per call.
  */
-async function tapCost(): Promise<{ bareNs: number; directNs: number; watchedNs: number; calledNs: number; snapshotUs: number }> {
+async function tapCost(): Promise<{ costs: Record<string, Record<number, number>>; reads: Record<string, Record<number, number>>; snapshotUs: number }> {
   const instance = new Switchboard({ servers: { s: { command: process.execPath, args: ["-e", ""], disabled: true } } });
   const observer = (await instance.observe({ port: 0 })) as Observer;
   const tap = instance.callTap!;
-  // The server's runtime, as the board's direct path calls it (switchboard.ts callTool).
-  const runtime = (
-    instance as unknown as { runtimes: Map<string, { direct<T>(call: Promise<T>, tap?: unknown, name?: string, args?: unknown): Promise<T> }> }
-  ).runtimes.get("s")!;
+  // The server's runtime, as the board's direct path calls it (src/switchboard/switchboard.ts, callTool).
+  type Direct = { direct<T>(call: Promise<T>, tap?: unknown, name?: string, args?: unknown): Promise<T> };
+  const runtime = (instance as unknown as { runtimes: Map<string, Direct> }).runtimes.get("s")!;
   const result = { content: [] };
-  const n = 500_000;
-  const best = { bare: Infinity, direct: Infinity, watched: Infinity, called: Infinity };
-  const time = (key: keyof typeof best, started: number) => (best[key] = Math.min(best[key], ((performance.now() - started) * 1e6) / n));
+  const variants: Record<string, () => Promise<unknown>> = {
+    bare: () => Promise.resolve(result),
+    direct: () => runtime.direct(Promise.resolve(result)),
+    watched: () => runtime.direct(Promise.resolve(result), tap, "s__echo", ECHO_ARGS),
+    before: () => tap.called("s__echo", ECHO_ARGS, runtime.direct(Promise.resolve(result))),
+    called: () => tap.called("s__echo", ECHO_ARGS, Promise.resolve(result)),
+  };
+  const n = 200_000;
+  const costs: Record<string, Record<number, number>> = {};
   for (let run = 0; run < 7; run++) {
-    let started = performance.now();
-    for (let i = 0; i < n; i++) await Promise.resolve(result);
-    time("bare", started);
-    started = performance.now();
-    for (let i = 0; i < n; i++) await runtime.direct(Promise.resolve(result));
-    time("direct", started);
-    started = performance.now();
-    for (let i = 0; i < n; i++) await runtime.direct(Promise.resolve(result), tap, "s__echo", ECHO_ARGS);
-    time("watched", started);
-    started = performance.now();
-    for (let i = 0; i < n; i++) await tap.called("s__echo", ECHO_ARGS, Promise.resolve(result));
-    time("called", started);
+    for (const concurrency of CONCURRENCIES) {
+      for (const [name, call] of Object.entries(variants)) {
+        let left = n;
+        const cpu = process.cpuUsage();
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (left-- > 0) await call();
+          }),
+        );
+        const used = process.cpuUsage(cpu);
+        const ns = ((used.user + used.system) * 1000) / n;
+        (costs[name] ??= {})[concurrency] = Math.round(Math.min(costs[name]?.[concurrency] ?? Infinity, ns));
+      }
+    }
+  }
+  // Clock reads per call, a count the machine's load cannot blur: the tap's clock (src/observe/clock.ts)
+  // shares one read among the readings of a burst, and a read costs 100-150 ns on a loaded VM.
+  const reads: Record<string, Record<number, number>> = {};
+  const now = performance.now;
+  let counted = 0;
+  performance.now = () => (counted++, now.call(performance));
+  try {
+    for (const concurrency of CONCURRENCIES) {
+      for (const name of ["watched", "before"]) {
+        let left = (counted = 0) + n;
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (left-- > 0) await variants[name]();
+          }),
+        );
+        (reads[name] ??= {})[concurrency] = counted / n;
+      }
+    }
+  } finally {
+    performance.now = now;
   }
   // What an open page costs per tick: the snapshot of a full ring of calls, as JSON, best of 7 runs of 200.
   let snapshot = Infinity;
@@ -266,18 +296,23 @@ async function tapCost(): Promise<{ bareNs: number; directNs: number; watchedNs:
     snapshot = Math.min(snapshot, ((performance.now() - started) * 1000) / 200);
   }
   await observer.close();
-  const ns = (value: number) => Math.round(value);
-  return { bareNs: ns(best.bare), directNs: ns(best.direct), watchedNs: ns(best.watched), calledNs: ns(best.called), snapshotUs: Math.round(snapshot) };
+  return { costs, reads, snapshotUs: Math.round(snapshot) };
 }
 
 /** Only the tap's cost (OBSERVE_TAP_ONLY=1): seconds instead of minutes, for working on the tap. */
 async function printTapCost(): Promise<void> {
-  const cost = await tapCost();
-  console.log(
-    `the tap alone, direct path (watch): ${cost.watchedNs - cost.directNs} ns per call (${cost.directNs} ns direct() untapped, ${cost.watchedNs} ns tapped; best of 7 runs of 500,000)`,
-  );
-  console.log(`the tap alone, routed path (called): ${cost.calledNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.calledNs} ns tapped)`);
-  console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
+  const { costs, reads, snapshotUs } = await tapCost();
+  const over = (tapped: string, untapped: string, concurrency: number) =>
+    `${costs[tapped][concurrency] - costs[untapped][concurrency]} ns (${costs[untapped][concurrency]} untapped, ${costs[tapped][concurrency]} tapped)`;
+  console.log(`\nThe tap alone, ns of CPU time per call (best of 7 runs of ${(200_000).toLocaleString("en")} calls, load ${machine().load1}):`);
+  for (const concurrency of CONCURRENCIES) {
+    console.log(
+      `- direct path, concurrency ${concurrency}: ${over("watched", "direct", concurrency)}; with a second reaction as before: ${over("before", "direct", concurrency)}`,
+    );
+    console.log(`- routed path (called), concurrency ${concurrency}: ${over("called", "bare", concurrency)}`);
+    console.log(`- clock reads per call, direct path, concurrency ${concurrency}: ${reads.watched[concurrency]}; before: ${reads.before[concurrency]}`);
+  }
+  console.log(`an open page's tick: ${snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
 }
 
 if (process.env.OBSERVE_TAP_ONLY !== "1") await throughput();

@@ -1,6 +1,6 @@
 /**
  * On the board's direct path (no hooks, fallbacks or limits) the observer's tap wraps the runtime's one
- * reaction (`CallTap.watch`, server-runtime.ts `direct`) instead of adding a reaction of its own: each
+ * reaction (`CallTap.watch`, src/switchboard/server-runtime.ts `direct`) instead of adding a reaction of its own: each
  * call is recorded once, with its outcome, and the caller gets the very error it gets with no observer.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
