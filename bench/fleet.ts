@@ -7,9 +7,11 @@
  *    the same board without a fleet; and Redis round trips per call (permits are leased in batches
  *    into a local pool, twice what the waiting callers ask; a call that finds a permit in the pool
  *    takes the board's direct path with no round trip; every 50 ms one script renews the pool while
- *    the limit has room, src/fleet/gate.ts).
+ *    the limit has room, src/fleet/gate.ts), and this process's CPU per call, which a loaded machine's
+ *    scheduler does not blur as it blurs calls/s.
  *    Two servers: one answering at once (the worst case for the fleet: nothing to hide a round trip
- *    behind) and one taking 2 ms per call, as a real tool does. Rounds interleaved, medians kept.
+ *    behind) and one taking 2 ms per call, as a real tool does. FLEET_BENCH_ROUNDS (default 5) rounds
+ *    interleaved, medians kept.
  * 2. 8 processes against one server that takes 5 ms per call, with `fleet: { maxConcurrency: 8 }`: the
  *    fleet's total calls/s against what the limit allows (8 / 5 ms = 1600/s), and the most in flight.
  *
@@ -27,12 +29,12 @@ import { startWorker } from "../test/helpers/workers.js";
 
 const C = 64;
 const CALLS = Number(process.env.FLEET_BENCH_CALLS ?? 20_000);
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.FLEET_BENCH_ROUNDS ?? 5);
 const started = machine();
 const redis = await startRedis();
 
 /** Calls/s of one board at C=64, and Redis round trips per call when it has a fleet. */
-async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: number; roundTripsPerCall: number }> {
+async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: number; roundTripsPerCall: number; cpuUs: number }> {
   const [client, server] = memoryPair();
   respond(server, { delayMs });
   const fleet = withFleet ? redisFleet({ url: redis.url }, `bench-${Date.now()}-${Math.random()}`) : undefined;
@@ -53,6 +55,7 @@ async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: 
   await new Promise((resolve) => setTimeout(resolve, 5));
   const tripsBefore = gate?.roundTrips ?? 0;
   let next = 0;
+  const cpu = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: C }, async () => {
@@ -60,10 +63,11 @@ async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: 
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const used = process.cpuUsage(cpu);
   const trips = (gate?.roundTrips ?? 0) - tripsBefore;
   await board.stop();
   await fleet?.close();
-  return { rate: CALLS / seconds, roundTripsPerCall: trips / CALLS };
+  return { rate: CALLS / seconds, roundTripsPerCall: trips / CALLS, cpuUs: (used.user + used.system) / CALLS };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -74,10 +78,15 @@ for (const delayMs of [0, 2]) {
   const on: number[] = [];
   const off: number[] = [];
   const trips: number[] = [];
+  const cpuOn: number[] = [];
+  const cpuOff: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    off.push((await oneProcess(delayMs, false)).rate);
+    const without = await oneProcess(delayMs, false);
+    off.push(without.rate);
+    cpuOff.push(without.cpuUs);
     const measured = await oneProcess(delayMs, true);
     on.push(measured.rate);
+    cpuOn.push(measured.cpuUs);
     trips.push(measured.roundTripsPerCall);
   }
   const label = delayMs === 0 ? "server answers at once" : `server takes ${delayMs} ms`;
@@ -88,8 +97,11 @@ for (const delayMs of [0, 2]) {
     "fleet limits on calls/s": Math.round(median(on)),
     "on / off": Math.round(ratio * 100) / 100,
     "Redis round trips per call": Math.round(median(trips) * 1000) / 1000,
+    "CPU µs per call, off / on": `${median(cpuOff).toFixed(2)} / ${median(cpuOn).toFixed(2)}`,
   });
   ratios[`fleet on/off, ${label}`] = Math.round(ratio * 100) / 100;
+  // This process's CPU per call (user + system): what a loaded machine's scheduler cannot blur.
+  ratios[`fleet CPU per call off/on, ${label}`] = Math.round((median(cpuOff) / median(cpuOn)) * 100) / 100;
   groups.push({ label, values: { "fleet off": Math.round(median(off)), "fleet limits on": Math.round(median(on)) } });
   console.log(rows.at(-1));
 }

@@ -4,13 +4,18 @@
  *
  * Round trips: callers that arrive while a script is under way wait for the next one, and a script
  * both gives back the permits finished calls released and takes permits for every waiting caller, so
- * under concurrency one round trip serves many calls (bench/fleet.ts counts them). Calls that cannot
+ * under concurrency one round trip serves many calls (bench/fleet.ts counts them). Without a rate
+ * limit a script asks for twice the waiting callers, and permits no call uses stay in this process
+ * (idle.ts) while the limit has room, renewed by one script per HAND_OFF_MS for all of them: a busy
+ * process's calls take a permit with no round trip and the board's direct path. A pause or an opening
+ * decided elsewhere is published, and stops those permits at once (gate-health.ts). Calls that cannot
  * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
  * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
  */
-import { TransportError } from "../jsonrpc/errors.js";
-import { breakerOutcomeOf, CircuitOpenError } from "../supervisor/circuit-breaker.js";
+import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import type { FleetBus } from "./bus.js";
+import { GateHealth } from "./gate-health.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
 import { IdlePermits } from "./idle.js";
 import { cancelled, LocalShare, timedOut } from "./local-share.js";
@@ -18,18 +23,12 @@ import { cancelled, LocalShare, timedOut } from "./local-share.js";
 /** How often a caller waiting for a permit held elsewhere asks again. */
 const POLL_MS = 5;
 /**
- * A permit a finished call gives back goes straight to a caller waiting in this process, without a
- * round trip, for up to this long after Redis granted it; then it goes back to Redis, so other
- * processes get their turn and a pause or an open circuit decided elsewhere is seen within this time.
+ * A permit a finished call gives back goes to the next call of this process, without a round trip,
+ * for up to this long after Redis granted or last renewed it; then one renewal asks whether the limit
+ * still has room, and if not the permits go back to Redis, so other processes get their turn.
  */
 const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
-/**
- * The per-process permit pool (idle.ts; calls with a pooled permit take the direct path). Off: with it,
- * 20 calls started in the 100 ms after a 429 paused the server, against 6-12 with the hand-off alone
- * (test/fleet/caps.test.ts); it needs the pause pushed to every process (pub/sub) before it can be on.
- */
-const POOL = false;
 
 interface Waiter {
   resolve(release: () => void): void;
@@ -49,12 +48,7 @@ export class RedisGate implements FleetGate {
   private releases = 0;
   private cycling = false;
   private wake: (() => void) | undefined;
-  private pausedUntil = 0;
-  private paused = false;
-  private failures = 0;
-  private probing = false;
-  private voted = false;
-  private open = false;
+  private readonly health: GateHealth;
   /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
   private readonly handOff: boolean;
   /** Permits released with nobody waiting, kept for the next caller until HAND_OFF_MS after their grant (idle.ts). */
@@ -70,14 +64,18 @@ export class RedisGate implements FleetGate {
 
   constructor(
     private readonly link: FleetLink,
+    private readonly bus: FleetBus,
     private readonly server: string,
     limits: FleetLimits,
-    private readonly circuit: { failureThreshold: number; cooldownMs: number },
+    circuit: { failureThreshold: number; cooldownMs: number },
   ) {
     const key = (part: string) => link.key("server", server, part);
     this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe"].map((part) => (part === "members" ? link.key("members") : key(part)));
     const rate = limits.ratePerSecond ?? 0;
-    this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, limits.breakerQuorum ?? DEFAULT_QUORUM];
+    const quorum = limits.breakerQuorum ?? DEFAULT_QUORUM;
+    this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, quorum];
+    const healthKeys = { permits: key("permits"), pause: key("pause"), open: key("open"), votes: key("votes"), probe: key("probe") };
+    this.health = new GateHealth(link, bus, server, healthKeys, quorum, circuit, () => this.giveBack(this.idle.drop()));
     this.local = new LocalShare(server, limits, () => link.members);
     this.handOff = limits.ratePerSecond === undefined;
     this.idle = new IdlePermits(
@@ -109,7 +107,7 @@ export class RedisGate implements FleetGate {
   }
 
   tryAcquire(): boolean {
-    if (!POOL || !this.link.healthy) return false;
+    if (!this.handOff || !this.link.healthy) return false;
     const grantedAt = this.idle.take();
     if (grantedAt === undefined) return false;
     this.direct.push(grantedAt);
@@ -158,7 +156,7 @@ export class RedisGate implements FleetGate {
     while (this.releases > 0 || this.waiters.length > 0) {
       const client = this.link.client;
       if (!this.link.healthy || client === undefined) return this.toLocal();
-      const waitPause = this.pausedUntil - Date.now();
+      const waitPause = this.health.pausedUntil - Date.now();
       if (this.releases === 0 && waitPause > 0) {
         const untilDeadline = this.expire();
         if (this.waiters.length > 0) await this.nap(Math.min(waitPause, untilDeadline));
@@ -168,7 +166,7 @@ export class RedisGate implements FleetGate {
       this.releases = 0;
       // Without a rate, as many again for the idle pool: the callers that come next start without a
       // round trip (a renewal gives them back when the limit has no room to spare).
-      const want = this.waiters.length * (POOL && this.handOff && !this.renewing ? 2 : 1);
+      const want = this.waiters.length * (this.handOff && !this.renewing ? 2 : 1);
       let reply: [number, number, number];
       try {
         this.roundTrips++;
@@ -181,16 +179,16 @@ export class RedisGate implements FleetGate {
       }
       const [granted, waitMs, why] = reply;
       if (granted === -1) {
-        this.sawOpen(true);
+        this.health.sawOpen(true);
         const error = new CircuitOpenError(this.server, waitMs);
         for (const waiter of this.waiters.splice(0, want)) this.settle(waiter, undefined, error);
         continue;
       }
       if (granted > 0) {
-        this.sawOpen(false);
+        this.health.sawOpen(false);
         this.link.holding.add(this.keys[0]!);
-        if (why === 4) this.probing = true;
-        this.resume();
+        if (why === 4) this.health.probing = true;
+        this.health.resume();
         const grantedAt = Date.now();
         const served = this.waiters.splice(0, granted);
         for (const waiter of served) this.settle(waiter, this.permit(grantedAt));
@@ -198,7 +196,7 @@ export class RedisGate implements FleetGate {
         for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
       }
       if (this.waiters.length === 0 || granted >= want) continue;
-      if (why === 1) this.pause(waitMs, false);
+      if (why === 1) this.health.pause(waitMs, false);
       const untilDeadline = this.expire();
       if (this.waiters.length > 0) await this.nap(Math.min(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS, untilDeadline));
     }
@@ -223,31 +221,30 @@ export class RedisGate implements FleetGate {
     }
     const waiter = state === "fresh" ? this.waiters.shift() : undefined;
     if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
-    else if (POOL)
-      this.idle.keep(grantedAt); // renewing: parked until the answer
-    else {
-      this.releases++;
-      this.kick();
-    }
+    else this.idle.keep(grantedAt); // fresh, or renewing: parked until the answer
   }
 
   /**
    * Whether a permit Redis granted at `grantedAt` may pass to another call of this process: `fresh`
-   * for HAND_OFF_MS after it was granted or after the fleet last renewed this process's permits. When
-   * that time is over, one renewal asks Redis whether keeping them takes nothing from anyone (the
-   * limit has room, no pause, no open circuit); until it answers the permits are `renewing`: kept
-   * here, used by nobody, so a pause or an open circuit decided elsewhere stops this process within
-   * HAND_OFF_MS and a round trip. `stale`: it goes back to Redis.
+   * for HAND_OFF_MS after it was granted or after the fleet last renewed this process's permits. Half
+   * way, one renewal asks Redis whether keeping them takes nothing from anyone (the limit has room, no
+   * pause, no open circuit); if it has not answered by twice that time the permits are `renewing`:
+   * kept here, used by nobody, until it does. `stale`: it goes back to Redis. Never fresh while a
+   * pause or an opening stands, or while this process could miss one being published.
    */
   private fresh(grantedAt: number, now: number, inUse = true): "fresh" | "renewing" | "stale" {
-    if (!this.handOff || this.probing || this.pausedUntil > now) return "stale";
+    // A process that could miss a pause published now keeps no permit from call to call.
+    if (!this.handOff || !this.bus.listening || !this.health.clear(now)) return "stale";
     const age = now - Math.max(grantedAt, this.renewedAt);
-    if (!POOL) return age < HAND_OFF_MS ? "fresh" : "stale";
     if (age < HAND_OFF_MS) {
       // Half way: renew ahead, so a busy process rarely waits for the answer.
       if (inUse && age >= HAND_OFF_MS / 2 && !this.renewing) this.renew(now);
       return "fresh";
     }
+    // The renewal asked at half time has not answered yet: keep going a while. It only asks whether
+    // another member waits (a pause or an opening is heard at once, gate-health.ts), and a burst of
+    // calls that never yields to I/O cannot read its answer until it stops.
+    if (this.renewing && age < 2 * HAND_OFF_MS) return "fresh";
     // A permit nobody used for its whole time (the pool's sweep) goes back rather than being renewed.
     return this.renewing || (inUse && this.renew(now)) ? "renewing" : "stale";
   }
@@ -259,19 +256,22 @@ export class RedisGate implements FleetGate {
     this.roundTrips++;
     const [permits, , , pause, open, votes] = this.keys;
     client.sbRenewPermits(permits!, pause!, open!, votes!, this.args[0]!, this.args[4]!).then(
-      (kept) => this.renewed(kept === 1, now),
+      (kept) => this.renewed(kept === 1),
       (error: unknown) => {
         this.link.failed(error);
-        this.renewed(false, now);
+        this.renewed(false);
       },
     );
     return true;
   }
 
-  private renewed(kept: boolean, askedAt: number): void {
+  private renewed(kept: boolean): void {
     this.renewing = false;
     if (kept) {
-      this.renewedAt = askedAt;
+      // From the answer, not the question: the renewal only asks whether another member waits (a
+      // pause or an opening is pushed, gate-health.ts), and a process whose calls stalled until the
+      // answer could be read would otherwise find its permits already due again, and stall again.
+      this.renewedAt = Date.now();
       // The parked permits serve the calls that came meanwhile.
       for (let grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined; grantedAt !== undefined;) {
         this.settle(this.waiters.shift()!, this.permit(grantedAt));
@@ -317,67 +317,7 @@ export class RedisGate implements FleetGate {
   }
 
   report(error: unknown): void {
-    if (error === undefined) {
-      if (this.failures === 0 && !this.probing && !this.voted) return;
-      this.failures = 0;
-      if (this.probing || this.voted) this.healed();
-      return;
-    }
-    const retryAfterMs = error instanceof TransportError && (error.status === 429 || error.status === 503) ? error.retryAfterMs : undefined;
-    if (retryAfterMs !== undefined && retryAfterMs > 0) this.pause(retryAfterMs, true);
-    const outcome = breakerOutcomeOf(error);
-    if (outcome === "success") return this.report(undefined);
-    if (outcome !== "failure") return;
-    this.failures++;
-    if (this.probing || this.failures >= this.circuit.failureThreshold) this.vote();
-  }
-
-  private pause(ms: number, tellFleet: boolean): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
-    this.giveBack(this.idle.drop());
-    if (tellFleet && this.link.healthy) this.link.client?.set(this.keys[3]!, this.link.member, "PX", Math.ceil(ms)).catch((e: unknown) => this.link.failed(e));
-    if (this.paused) return;
-    this.paused = true;
-    this.link.emit("event", { type: "paused", server: this.server, retryAfterMs: ms });
-  }
-
-  private resume(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    this.link.emit("event", { type: "resumed", server: this.server });
-  }
-
-  private vote(): void {
-    const probing = this.probing;
-    this.probing = false;
-    this.voted = true;
-    this.failures = 0;
-    if (!this.link.healthy) return;
-    const window = Math.max(this.circuit.cooldownMs, LEASE_MS) * 2;
-    this.link.client
-      ?.sbVote(this.keys[5]!, this.keys[4]!, this.keys[6]!, this.link.member, this.args[4]!, this.circuit.cooldownMs, window)
-      .then((opened) => {
-        if (opened === 1) this.sawOpen(true, probing ? "the fleet's probe failed" : `${this.args[4]} processes see it failing`);
-      })
-      .catch((e: unknown) => this.link.failed(e));
-  }
-
-  private healed(): void {
-    this.probing = false;
-    this.voted = false;
-    if (!this.link.healthy) return;
-    this.link.client
-      ?.sbHealed(this.keys[5]!, this.keys[6]!)
-      .then((removed) => {
-        if (removed > 0) this.sawOpen(false);
-      })
-      .catch((e: unknown) => this.link.failed(e));
-  }
-
-  private sawOpen(open: boolean, reason = open ? "opened by the fleet" : "calls succeed again"): void {
-    if (open === this.open) return;
-    this.open = open;
-    this.link.emit("event", { type: "breaker", server: this.server, state: open ? "open" : "closed", reason });
+    this.health.report(error);
   }
 }
 

@@ -10,6 +10,7 @@ import type { Checkpointer } from "../agents/checkpointer.js";
 import type { TokenStore } from "../auth/token-store.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { BoardFleet, FleetEvent, FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import { FleetBus } from "./bus.js";
 import { RedisGate } from "./gate.js";
 import { redisCheckpointer } from "./checkpointer.js";
 import { FleetLink } from "./link.js";
@@ -56,6 +57,8 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
   let store: TokenStore | undefined;
   let checkpoints: Checkpointer | undefined;
   let lists: FleetLists | undefined;
+  let bus: FleetBus | undefined;
+  const busOf = () => (bus ??= new FleetBus(link));
   const gates = new Map<string, RedisGate>();
   return {
     prefix,
@@ -74,12 +77,12 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
     gate(server: string, limits: FleetLimits, circuit: { failureThreshold: number; cooldownMs: number }): FleetGate | undefined {
       if (limits.maxConcurrency === undefined && limits.ratePerSecond === undefined && limits.breakerQuorum === undefined) return undefined;
       let gate = gates.get(server);
-      if (gate === undefined) gates.set(server, (gate = new RedisGate(link, server, limits, circuit)));
+      if (gate === undefined) gates.set(server, (gate = new RedisGate(link, busOf(), server, limits, circuit)));
       return gate;
     },
-    lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link)).watch(server, onRemoteChange),
+    lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link, busOf())).watch(server, onRemoteChange),
     /** The tool list a member of the fleet last listed for `server` (undefined: none kept, or Redis away). */
-    keptTools: (server: string) => (lists ??= new FleetLists(link)).tools(server),
+    keptTools: (server: string) => (lists ??= new FleetLists(link, busOf())).tools(server),
     publishStatus: (summary: () => string) => publishStatus(link, summary),
     memberStatuses: () => memberStatuses(link),
     onEvent(listener: (event: FleetEvent) => void) {
@@ -87,7 +90,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
       return () => void link.off("event", listener);
     },
     close: () => {
-      lists?.close();
+      bus?.close();
       return link.close();
     },
   };

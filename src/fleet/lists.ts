@@ -8,7 +8,8 @@
  * the ones it knows and treats any difference as a change it missed.
  */
 import type { FleetListSync, KeptList, SharedListKind } from "../switchboard/fleet-seam.js";
-import type { FleetClient, FleetLink } from "./link.js";
+import type { FleetBus } from "./bus.js";
+import type { FleetLink } from "./link.js";
 
 interface Entry {
   /** The lists' version the member listed at. */
@@ -17,35 +18,26 @@ interface Entry {
 }
 
 export class FleetLists {
-  private subscriber: FleetClient | undefined;
   private readonly known = new Map<string, string>();
   private readonly watchers = new Map<string, () => void>();
   /** Version bumps under way, per server: a listing waits for them, so it never takes a copy they outdate. */
   private readonly bumps = new Map<string, Promise<unknown>>();
   private readonly channel: string;
 
-  constructor(private readonly link: FleetLink) {
+  constructor(
+    private readonly link: FleetLink,
+    bus: FleetBus,
+  ) {
     this.channel = link.key("lists-changed");
-    void link.settled.then(() => this.subscribe());
-  }
-
-  private subscribe(): void {
-    const client = this.link.client;
-    if (client === undefined || this.subscriber !== undefined) return;
-    const subscriber = (this.subscriber = client.duplicate() as FleetClient);
-    subscriber.on("error", () => {}); // the main link reports Redis going away, once
-    subscriber.on("ready", () => {
-      subscriber.subscribe(this.channel).then(
-        () => this.recheck(),
-        () => {},
-      );
-    });
-    subscriber.on("message", (_channel: string, text: string) => {
-      const { server, version, member } = JSON.parse(text) as { server: string; version: string; member: string };
-      this.known.set(server, version);
-      if (member !== this.link.member) this.watchers.get(server)?.();
-    });
-    if (subscriber.status === "wait") subscriber.connect().catch(() => {});
+    bus.listen(
+      this.channel,
+      (text) => {
+        const { server, version, member } = JSON.parse(text) as { server: string; version: string; member: string };
+        this.known.set(server, version);
+        if (member !== this.link.member) this.watchers.get(server)?.();
+      },
+      () => void this.recheck(),
+    );
   }
 
   private async recheck(): Promise<void> {
@@ -138,9 +130,5 @@ export class FleetLists {
         if (this.bumps.get(server) === bump) this.bumps.delete(server);
       });
     this.bumps.set(server, bump);
-  }
-
-  close(): void {
-    this.subscriber?.disconnect();
   }
 }

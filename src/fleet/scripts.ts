@@ -83,7 +83,8 @@ return redis.call('ZCOUNT', KEYS[1], now, '+inf')
 
 /**
  * A member saw the server failing (its own breaker opened), or the fleet's probe failed.
- * KEYS: votes zset, open key, probe key. ARGV: member, quorum, cool-down ms, window ms.
+ * KEYS: votes zset, open key, probe key. ARGV: member, quorum, cool-down ms, window ms, and the channel
+ * an opening is published on (gate-health.ts).
  * Returns 1 when this vote opened the circuit fleet-wide.
  */
 const VOTE = `${NOW}
@@ -95,10 +96,18 @@ local probing = redis.call('GET', KEYS[3]) == ARGV[1]
 redis.call('DEL', KEYS[3])
 if probing or (redis.call('ZCARD', KEYS[1]) >= quorum and redis.call('EXISTS', KEYS[2]) == 0) then
   redis.call('SET', KEYS[2], ARGV[1], 'PX', cooldown)
+  if ARGV[5] then redis.call('PUBLISH', ARGV[5], 'open ' .. cooldown .. ' ' .. ARGV[1]) end
   return 1
 end
 return 0
 `;
+
+/**
+ * Pauses a server for the fleet and tells every member at once (gate-health.ts).
+ * KEYS: pause key. ARGV: member, ms, channel.
+ */
+const PAUSE = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return redis.call('PUBLISH', ARGV[3], 'pause ' .. ARGV[2] .. ' ' .. ARGV[1])`;
 
 /** The probe (or any call while votes stand) succeeded: the circuit closes fleet-wide. KEYS: votes, probe. */
 const HEALED = `return redis.call('DEL', KEYS[1], KEYS[2])`;
@@ -183,6 +192,7 @@ export const SCRIPTS = {
   sbPermit: { numberOfKeys: 7, lua: PERMIT },
   sbBeat: { lua: BEAT },
   sbVote: { numberOfKeys: 3, lua: VOTE },
+  sbPause: { numberOfKeys: 1, lua: PAUSE },
   sbHealed: { numberOfKeys: 2, lua: HEALED },
   sbCommit: { numberOfKeys: 3, lua: COMMIT },
   sbRenew: { numberOfKeys: 1, lua: RENEW },
@@ -196,6 +206,7 @@ export interface FleetCommands {
   sbPermit(...args: Array<string | number>): Promise<[number, number, number]>;
   sbBeat(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
   sbVote(...args: Array<string | number>): Promise<number>;
+  sbPause(...args: Array<string | number>): Promise<number>;
   sbHealed(...args: Array<string | number>): Promise<number>;
   sbCommit(...args: Array<string | number>): Promise<number>;
   sbRenew(...args: Array<string | number>): Promise<number>;

@@ -94,9 +94,9 @@ describe.skipIf(!redisAvailable)("fleet limits across processes (real Redis, rea
       await waitFor(() => server.refused.length === 1, 30_000);
       const refusedAt = server.refused[0];
       const outcomes = await Promise.all(group.map((w) => w.done));
-      // A process that has not yet heard of the pause may pass a permit it holds to its own next call
-      // for up to 50 ms (the hand-off, docs/guide/fleet.md "Round trips"), so calls still start in the
-      // 429's first moments; after 100 ms (that, plus a round trip) none starts until the pause is over.
+      // The 429's process publishes the pause; until another process hears it (a few ms, more on a
+      // loaded machine) it may start calls with permits it holds (docs/guide/fleet.md "Round trips"),
+      // so calls still start in the 429's first moments; after 100 ms none starts until the pause is over.
       const admittedBefore = server.starts.filter((t) => t > refusedAt && t <= refusedAt + 100).length;
       const resumedAt = server.starts.find((t) => t > refusedAt + 100)!;
       console.log(`pause: ${admittedBefore} calls started in the first 100 ms, then the next call ${resumedAt - refusedAt} ms after the 429`);

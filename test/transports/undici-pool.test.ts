@@ -36,11 +36,19 @@ describe("Streamable HTTP on undici", () => {
   it("sizes the pool from `connections`: 5 held calls take 2 sockets, the rest wait in the pool and never reach the server", async () => {
     const { server, held } = await holdingServer();
     const client = track(await connect({ url: server.url, connections: 2 }, { protocol: "legacy" }));
-    const calls = Array.from({ length: 5 }, () => client.callTool("hang", {}, { timeoutMs: 600 }).catch((e: unknown) => e));
+    // Two calls hold both sockets for longer than the three after them wait: those three can only
+    // ever wait in the pool (with one deadline for all five, a socket freed by the first two could
+    // reach a waiting call before its own deadline was seen on a loaded machine).
+    const holding = Array.from({ length: 2 }, () => client.callTool("hang", {}, { timeoutMs: 3000 }).catch((e: unknown) => e));
     await waitFor(() => held.size === 2);
-    const errors = await Promise.all(calls);
-    expect(errors.every((e) => e instanceof RequestTimeoutError)).toBe(true);
+    const waiting = Array.from({ length: 3 }, () => client.callTool("hang", {}, { timeoutMs: 300 }).catch((e: unknown) => e));
+    const waited = await Promise.all(waiting);
+    expect(waited.every((e) => e instanceof RequestTimeoutError)).toBe(true);
     // The three that waited for a socket were dropped before they had one: the server never saw them.
+    expect(hangs(server)).toBe(2);
+    expect(held.size).toBe(2);
+    const errors = await Promise.all(holding);
+    expect(errors.every((e) => e instanceof RequestTimeoutError)).toBe(true);
     expect(hangs(server)).toBe(2);
     await waitFor(() => held.size === 0, 2000);
     expect((await client.callTool("echo", { after: "queue" }, { timeoutMs: 5000 })).content).toEqual([{ type: "text", text: '{"after":"queue"}' }]);
