@@ -71,6 +71,34 @@ describe("the call tap", () => {
     expect(stats.errors).toBe(order.filter((i) => outcome(i) !== "ok").length);
   });
 
+  it("watch: records what the wrapped handlers return or throw, and hands it on", async () => {
+    const { tap } = await tapped();
+    const named = new Error("named by the runtime");
+    const okThrows = tap.watch<{ content: [] }>(
+      "s__a",
+      undefined,
+      () => {
+        throw named;
+      },
+      (error) => {
+        throw error;
+      },
+    );
+    expect(() => okThrows.ok({ content: [] })).toThrow(named);
+    // A handler that recovers from a failure: its value is what the caller gets, counted by its outcome.
+    const recovers = tap.watch<{ content: []; isError?: boolean }>(
+      "s__b",
+      undefined,
+      (result) => result,
+      () => ({ content: [], isError: true }),
+    );
+    expect(recovers.failed(new Error("raw"))).toEqual({ content: [], isError: true });
+    expect(observer!.snapshot().calls.map((c) => [c.name, c.outcome, c.error])).toEqual([
+      ["s__a", "failed", "named by the runtime"],
+      ["s__b", "error", undefined],
+    ]);
+  });
+
   it("times a call that waits for a timer in full", async () => {
     const { tap } = await tapped();
     await tap.called("s__slow", undefined, new Promise((resolve) => setTimeout(resolve, 30)));
