@@ -140,107 +140,153 @@ const median = (values: number[]): number => {
 };
 const cellName = (server: string, concurrency: number) => `${server}, concurrency ${concurrency}`;
 
-const started = machine();
-const title = "Observer overhead, Switchboard (observer on ÷ off)";
-const method = `${ROUNDS} rounds of a ${WINDOW_MS} ms window per mode (after ${WARM_UP_MS} ms of warm-up), modes rotated each round, one board per server; median of the per-round ratios to off, by wall time and by this process's CPU time`;
-console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
-const rows: Record<string, string | number>[] = [];
-const ratios: Record<string, number> = {};
-const medians: Record<string, Record<Mode, number>> = {};
-for (const server of [MEMORY, STDIO]) {
-  const board = await startBoard(server);
-  try {
-    for (const concurrency of CONCURRENCIES) {
-      const rates: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const byRate: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const byCpu: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      const cpus: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const got = {} as Record<Mode, Reading>;
-        for (let i = 0; i < MODES.length; i++) {
-          const mode = MODES[(i + round) % MODES.length];
-          got[mode] = await measure(board, mode, concurrency);
+/** The three modes at each concurrency against both servers: the table, the JSON and the chart. */
+async function throughput(): Promise<void> {
+  const started = machine();
+  const title = "Observer overhead, Switchboard (observer on ÷ off)";
+  const method = `${ROUNDS} rounds of a ${WINDOW_MS} ms window per mode (after ${WARM_UP_MS} ms of warm-up), modes rotated each round, one board per server; median of the per-round ratios to off, by wall time and by this process's CPU time`;
+  console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
+  const rows: Record<string, string | number>[] = [];
+  const ratios: Record<string, number> = {};
+  const medians: Record<string, Record<Mode, number>> = {};
+  for (const server of [MEMORY, STDIO]) {
+    const board = await startBoard(server);
+    try {
+      for (const concurrency of CONCURRENCIES) {
+        const rates: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const byRate: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const byCpu: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        const cpus: Record<Mode, number[]> = { [OFF]: [], [NO_PAGE]: [], [PAGE]: [] };
+        for (let round = 0; round < ROUNDS; round++) {
+          const got = {} as Record<Mode, Reading>;
+          for (let i = 0; i < MODES.length; i++) {
+            const mode = MODES[(i + round) % MODES.length];
+            got[mode] = await measure(board, mode, concurrency);
+          }
+          for (const mode of MODES) {
+            rates[mode].push(got[mode].rate);
+            cpus[mode].push(got[mode].cpuUs);
+            byRate[mode].push(got[mode].rate / got[OFF].rate);
+            byCpu[mode].push(got[OFF].cpuUs / got[mode].cpuUs);
+          }
         }
+        const cell = cellName(server, concurrency);
+        medians[cell] = { [OFF]: median(rates[OFF]), [NO_PAGE]: median(rates[NO_PAGE]), [PAGE]: median(rates[PAGE]) };
+        const spread = (values: number[]) => `${round2(Math.min(...values))}–${round2(Math.max(...values))}`;
+        console.log(`### ${cell}\n`);
+        console.log(
+          table(
+            ["mode", "req/s", "on ÷ off, req/s (min–max)", "CPU µs/call", "on ÷ off, calls per CPU s (min–max)"],
+            MODES.map((mode) => [
+              mode,
+              medians[cell][mode],
+              mode === OFF ? "—" : `${round2(median(byRate[mode]))}x (${spread(byRate[mode])})`,
+              median(cpus[mode]),
+              mode === OFF ? "—" : `${round2(median(byCpu[mode]))}x (${spread(byCpu[mode])})`,
+            ]),
+          ),
+        );
+        console.log();
         for (const mode of MODES) {
-          rates[mode].push(got[mode].rate);
-          cpus[mode].push(got[mode].cpuUs);
-          byRate[mode].push(got[mode].rate / got[OFF].rate);
-          byCpu[mode].push(got[OFF].cpuUs / got[mode].cpuUs);
+          rows.push({
+            server,
+            concurrency,
+            client: mode,
+            windows: ROUNDS,
+            windowMs: WINDOW_MS,
+            reqPerSec: Math.round(medians[cell][mode]),
+            cpuUsPerCall: round2(median(cpus[mode])),
+          });
+          if (mode === OFF) continue;
+          ratios[`${cell}: ${mode} ÷ ours`] = round2(median(byRate[mode]));
+          ratios[`${cell}: ${mode} ÷ ours (calls per CPU second)`] = round2(median(byCpu[mode]));
         }
       }
-      const cell = cellName(server, concurrency);
-      medians[cell] = { [OFF]: median(rates[OFF]), [NO_PAGE]: median(rates[NO_PAGE]), [PAGE]: median(rates[PAGE]) };
-      const spread = (values: number[]) => `${round2(Math.min(...values))}–${round2(Math.max(...values))}`;
-      console.log(`### ${cell}\n`);
-      console.log(
-        table(
-          ["mode", "req/s", "on ÷ off, req/s (min–max)", "CPU µs/call", "on ÷ off, calls per CPU s (min–max)"],
-          MODES.map((mode) => [
-            mode,
-            medians[cell][mode],
-            mode === OFF ? "—" : `${round2(median(byRate[mode]))}x (${spread(byRate[mode])})`,
-            median(cpus[mode]),
-            mode === OFF ? "—" : `${round2(median(byCpu[mode]))}x (${spread(byCpu[mode])})`,
-          ]),
-        ),
-      );
-      console.log();
-      for (const mode of MODES) {
-        rows.push({
-          server,
-          concurrency,
-          client: mode,
-          windows: ROUNDS,
-          windowMs: WINDOW_MS,
-          reqPerSec: Math.round(medians[cell][mode]),
-          cpuUsPerCall: round2(median(cpus[mode])),
-        });
-        if (mode === OFF) continue;
-        ratios[`${cell}: ${mode} ÷ ours`] = round2(median(byRate[mode]));
-        ratios[`${cell}: ${mode} ÷ ours (calls per CPU second)`] = round2(median(byCpu[mode]));
-      }
+    } finally {
+      await board.stop();
     }
-  } finally {
-    await board.stop();
   }
-}
-console.log(JSON.stringify({ bench: "observe", ...ratios }));
-const chart: ChartSpec = {
-  title,
-  xLabel: "server",
-  panels: CONCURRENCIES.map((concurrency) => ({
-    title: `concurrency ${concurrency}`,
-    unit: "req/s",
-    groups: [MEMORY, STDIO].map((server) => ({
-      label: server,
-      values: Object.fromEntries(MODES.map((mode) => [mode, Math.round(medians[cellName(server, concurrency)][mode])])),
+  console.log(JSON.stringify({ bench: "observe", ...ratios }));
+  const chart: ChartSpec = {
+    title,
+    xLabel: "server",
+    panels: CONCURRENCIES.map((concurrency) => ({
+      title: `concurrency ${concurrency}`,
+      unit: "req/s",
+      groups: [MEMORY, STDIO].map((server) => ({
+        label: server,
+        values: Object.fromEntries(MODES.map((mode) => [mode, Math.round(medians[cellName(server, concurrency)][mode])])),
+      })),
     })),
-  })),
-};
-writeResult(
-  { bench: "observe", title, method, rows, ratios, targets: { "observer-page-c64": ratios[`${cellName(STDIO, 64)}: ${PAGE} ÷ ours`] }, chart },
-  started,
-);
-console.log(`(the open pages received ${pageFrames} snapshots in all)`);
+  };
+  writeResult(
+    { bench: "observe", title, method, rows, ratios, targets: { "observer-page-c64": ratios[`${cellName(STDIO, 64)}: ${PAGE} ÷ ours`] }, chart },
+    started,
+  );
+  console.log(`(the open pages received ${pageFrames} snapshots in all)`);
+}
 
 /**
- * The tap's own CPU per call, away from any I/O: awaiting an already-settled promise bare and through
- * the observer's tap, the best of several runs each (the least disturbed by a shared machine).
+ * The tap's own cost per call, away from any I/O, on both of the board's paths: the direct path (a call's
+ * promise through the server's `direct()`, whose reaction an observer's tap wraps: `watch()`) and the
+ * routed path (the tap's side reaction on the board's promise: `called()`). Each is an already-settled
+ * promise awaited with and without the tap, by one caller and by 64 at once; this process's CPU time (a
+ * loaded machine's scheduler does not add to it, as it does to wall time), the best of 7 runs each. "Before" is the direct path as it was until the tap wrapped the
+ * runtime's reaction: `called()` on the promise `direct()` returns, a second reaction per call.
  */
-async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs: number }> {
+async function tapCost(): Promise<{ costs: Record<string, Record<number, number>>; reads: Record<string, Record<number, number>>; snapshotUs: number }> {
   const instance = new Switchboard({ servers: { s: { command: process.execPath, args: ["-e", ""], disabled: true } } });
   const observer = (await instance.observe({ port: 0 })) as Observer;
   const tap = instance.callTap!;
+  // The server's runtime, as the board's direct path calls it (src/switchboard/switchboard.ts, callTool).
+  type Direct = { direct<T>(call: Promise<T>, tap?: unknown, name?: string, args?: unknown): Promise<T> };
+  const runtime = (instance as unknown as { runtimes: Map<string, Direct> }).runtimes.get("s")!;
   const result = { content: [] };
-  const n = 500_000;
-  const best = { bare: Infinity, tapped: Infinity };
+  const variants: Record<string, () => Promise<unknown>> = {
+    bare: () => Promise.resolve(result),
+    direct: () => runtime.direct(Promise.resolve(result)),
+    watched: () => runtime.direct(Promise.resolve(result), tap, "s__echo", ECHO_ARGS),
+    before: () => tap.called("s__echo", ECHO_ARGS, runtime.direct(Promise.resolve(result))),
+    called: () => tap.called("s__echo", ECHO_ARGS, Promise.resolve(result)),
+  };
+  const n = 200_000;
+  const costs: Record<string, Record<number, number>> = {};
   for (let run = 0; run < 7; run++) {
-    let started = performance.now();
-    for (let i = 0; i < n; i++) await Promise.resolve(result);
-    best.bare = Math.min(best.bare, ((performance.now() - started) * 1e6) / n);
-    started = performance.now();
-    for (let i = 0; i < n; i++) await tap.called("s__echo", ECHO_ARGS, Promise.resolve(result));
-    best.tapped = Math.min(best.tapped, ((performance.now() - started) * 1e6) / n);
+    for (const concurrency of CONCURRENCIES) {
+      for (const [name, call] of Object.entries(variants)) {
+        let left = n;
+        const cpu = process.cpuUsage();
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (left-- > 0) await call();
+          }),
+        );
+        const used = process.cpuUsage(cpu);
+        const ns = ((used.user + used.system) * 1000) / n;
+        (costs[name] ??= {})[concurrency] = Math.round(Math.min(costs[name]?.[concurrency] ?? Infinity, ns));
+      }
+    }
+  }
+  // Clock reads per call, a count the machine's load cannot blur: the tap's clock (src/observe/clock.ts)
+  // shares one read among the readings of a burst, and a read costs 100-150 ns on a loaded VM.
+  const reads: Record<string, Record<number, number>> = {};
+  const now = performance.now;
+  let counted = 0;
+  performance.now = () => (counted++, now.call(performance));
+  try {
+    for (const concurrency of CONCURRENCIES) {
+      for (const name of ["watched", "before"]) {
+        let left = (counted = 0) + n;
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (left-- > 0) await variants[name]();
+          }),
+        );
+        (reads[name] ??= {})[concurrency] = counted / n;
+      }
+    }
+  } finally {
+    performance.now = now;
   }
   // What an open page costs per tick: the snapshot of a full ring of calls, as JSON, best of 7 runs of 200.
   let snapshot = Infinity;
@@ -250,8 +296,24 @@ async function tapCost(): Promise<{ bareNs: number; tappedNs: number; snapshotUs
     snapshot = Math.min(snapshot, ((performance.now() - started) * 1000) / 200);
   }
   await observer.close();
-  return { bareNs: Math.round(best.bare), tappedNs: Math.round(best.tapped), snapshotUs: Math.round(snapshot) };
+  return { costs, reads, snapshotUs: Math.round(snapshot) };
 }
-const cost = await tapCost();
-console.log(`the tap alone: ${cost.tappedNs - cost.bareNs} ns per call (${cost.bareNs} ns bare, ${cost.tappedNs} ns tapped; best of 7 runs of 500,000)`);
-console.log(`an open page's tick: ${cost.snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
+
+/** Only the tap's cost (OBSERVE_TAP_ONLY=1): seconds instead of minutes, for working on the tap. */
+async function printTapCost(): Promise<void> {
+  const { costs, reads, snapshotUs } = await tapCost();
+  const over = (tapped: string, untapped: string, concurrency: number) =>
+    `${costs[tapped][concurrency] - costs[untapped][concurrency]} ns (${costs[untapped][concurrency]} untapped, ${costs[tapped][concurrency]} tapped)`;
+  console.log(`\nThe tap alone, ns of CPU time per call (best of 7 runs of ${(200_000).toLocaleString("en")} calls, load ${machine().load1}):`);
+  for (const concurrency of CONCURRENCIES) {
+    console.log(
+      `- direct path, concurrency ${concurrency}: ${over("watched", "direct", concurrency)}; with a second reaction as before: ${over("before", "direct", concurrency)}`,
+    );
+    console.log(`- routed path (called), concurrency ${concurrency}: ${over("called", "bare", concurrency)}`);
+    console.log(`- clock reads per call, direct path, concurrency ${concurrency}: ${reads.watched[concurrency]}; before: ${reads.before[concurrency]}`);
+  }
+  console.log(`an open page's tick: ${snapshotUs} µs for the snapshot and its JSON, once a second (best of 7 runs of 200)`);
+}
+
+if (process.env.OBSERVE_TAP_ONLY !== "1") await throughput();
+await printTapCost();

@@ -121,7 +121,7 @@ export { fileCheckpointer, type FileCheckpointerOptions } from "./durable/file-c
 
 // Importing the observer registers it, so `board.observe()` works for anyone who imports the package.
 export * from "./observe/index.js";
-export type { ObserveOptions, BoardObserver, CallTap } from "./switchboard/observation.js";
+export type { ObserveOptions, BoardObserver, CallTap, WatchedCall } from "./switchboard/observation.js";
 
 // Types that public signatures above name (options of constructors and functions, event payloads), so
 // users can name them too and the API reference links them (docs/API.md).

@@ -4,7 +4,7 @@
  * sent. With no page open it keeps counting and nothing else: no timer, no serialisation.
  */
 import type { AgentEvents } from "../agents/events.js";
-import type { CallTap } from "../switchboard/observation.js";
+import type { CallTap, WatchedCall } from "../switchboard/observation.js";
 import type { EventEmitter } from "eventemitter3";
 import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
@@ -34,19 +34,43 @@ interface CallRecord {
   args: Record<string, unknown> | undefined;
 }
 
-/** One call in flight, reused once its call settles: its two reactions are made with it, not per call. */
-class Pending {
+/**
+ * One call in flight, reused once its call settles: its reactions are made with it, not per call. On the
+ * direct path it is the pair of reactions the runtime's call is given (`watch`): each runs the runtime's
+ * own handler, then records what it returned or threw, so the recorded error is the one the caller gets.
+ */
+class Pending implements WatchedCall<unknown> {
   name = "";
   started = 0;
   args: Record<string, unknown> | undefined;
+  /** The runtime's handlers this call's reactions wrap (the direct path); unset for a side reaction. */
+  nextOk: ((result: unknown) => unknown) | undefined;
+  nextFailed: ((error: unknown) => unknown) | undefined;
   constructor(private readonly model: BoardModel) {}
-  readonly ok = (result: unknown): void => {
-    this.model.finished(this, (result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok", undefined);
+  readonly ok = (result: unknown): unknown => this.through(this.nextOk!, result);
+  readonly failed = (error: unknown): unknown => this.through(this.nextFailed!, error);
+  private through(next: (settled: unknown) => unknown, settled: unknown): unknown {
+    let value: unknown;
+    try {
+      value = next(settled);
+    } catch (thrown) {
+      this.model.finished(this, "failed", thrown);
+      throw thrown;
+    }
+    this.model.finished(this, outcomeOf(value), undefined);
+    return value;
+  }
+  /** A side reaction's (the routed path's `called`): the caller awaits the board's promise, not these. */
+  readonly settled = (result: unknown): void => {
+    this.model.finished(this, outcomeOf(result), undefined);
   };
-  readonly failed = (error: unknown): void => {
+  readonly rejected = (error: unknown): void => {
     this.model.finished(this, "failed", error);
   };
 }
+
+/** A result with `isError: true` is the tool's own error, counted apart from a call that failed. */
+const outcomeOf = (result: unknown): CallView["outcome"] => ((result as { isError?: unknown } | undefined)?.isError === true ? "error" : "ok");
 
 export class BoardModel implements CallTap {
   private readonly stats = new Map<string, CallStats>();
@@ -100,15 +124,27 @@ export class BoardModel implements CallTap {
   // ---- the tap: on every tool call's path ----------------------------------------------------------
 
   called<T>(name: string, given: Record<string, unknown> | undefined, call: Promise<T>): Promise<T> {
+    const pending = this.start(name, given);
+    // A side reaction, not a link in the caller's chain: the caller awaits the board's own promise, so
+    // the tap adds no microtask hop to its call, and the reactions are the pending's own, made once.
+    void call.then(pending.settled, pending.rejected);
+    return call;
+  }
+
+  watch<T>(name: string, given: Record<string, unknown> | undefined, ok: (result: T) => T, failed: (error: unknown) => T): WatchedCall<T> {
+    const pending = this.start(name, given);
+    pending.nextOk = ok as (result: unknown) => unknown;
+    pending.nextFailed = failed;
+    return pending as WatchedCall<unknown> as WatchedCall<T>;
+  }
+
+  private start(name: string, given: Record<string, unknown> | undefined): Pending {
     const pending = this.idle.pop() ?? new Pending(this);
     pending.name = name;
     // Arguments are kept (by reference, until a snapshot formats them) only when they will be shown.
     pending.args = this.capture ? given : undefined;
     pending.started = burstNow();
-    // A side reaction, not a link in the caller's chain: the caller awaits the board's own promise, so
-    // the tap adds no microtask hop to its call, and the reactions are the pending's own, made once.
-    void call.then(pending.ok, pending.failed);
-    return call;
+    return pending;
   }
 
   /** @internal Called by a Pending as its call settles. */
@@ -117,6 +153,8 @@ export class BoardModel implements CallTap {
     const ms = ended - pending.started;
     const { name, args } = pending;
     pending.args = undefined;
+    pending.nextOk = undefined;
+    pending.nextFailed = undefined;
     if (this.idle.length < KEPT_IDLE) this.idle.push(pending);
     // The wall clock from the monotonic one: one clock read per end instead of two.
     const now = TIME_ORIGIN + ended;

@@ -24,10 +24,25 @@ class Second {
   }
 }
 
+/**
+ * The bucket is floor(log2(µs) × PER_OCTAVE), read from the float's bits rather than Math.log2 (15 to
+ * 20 ns a call on a loaded machine, 1 to 2 this way): the exponent is the octave, and the mantissa's top
+ * SLICE_BITS bits pick the bucket within it from a table, off by at most 1/128 of an octave at a boundary.
+ */
+const SLICE_BITS = 7;
+const SLICE_BUCKET = Uint8Array.from({ length: 1 << SLICE_BITS }, (_, slice) => Math.floor(Math.log2(1 + (slice + 0.5) / (1 << SLICE_BITS)) * PER_OCTAVE));
+const float = new Float64Array(1);
+const words = new Uint32Array(float.buffer);
+/** Which of the two words holds the sign, exponent and top of the mantissa (1 on little-endian machines). */
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
 function bucketOf(ms: number): number {
   const micros = ms * 1000;
   if (!(micros > 1)) return 0;
-  return Math.min(BUCKETS - 1, Math.floor(Math.log2(micros) * PER_OCTAVE));
+  float[0] = micros;
+  const high = words[HIGH]!;
+  const bucket = ((high >>> 20) - 1023) * PER_OCTAVE + SLICE_BUCKET[(high >>> (20 - SLICE_BITS)) & ((1 << SLICE_BITS) - 1)]!;
+  return bucket < BUCKETS - 1 ? bucket : BUCKETS - 1;
 }
 
 /** The middle of a bucket, in ms. */

@@ -9,6 +9,19 @@ import type { Switchboard } from "./switchboard.js";
 /** Sees each tool call of a board. `called` returns a promise that settles as `call` does, and never throws. */
 export interface CallTap {
   called<T>(name: string, args: Record<string, unknown> | undefined, call: Promise<T>): Promise<T>;
+  /**
+   * The direct path (server-runtime.ts `direct`): the tap wraps the runtime's own two reactions instead
+   * of adding a second `.then` to the call, so a watched call still costs one reaction. The returned
+   * pair calls `ok` / `failed` and records what they return or throw (the error the caller sees); it is
+   * used for one call only, and made by the tap without an allocation per call.
+   */
+  watch<T>(name: string, args: Record<string, unknown> | undefined, ok: (result: T) => T, failed: (error: unknown) => T): WatchedCall<T>;
+}
+
+/** The reactions a tap hands back for one call on the direct path. */
+export interface WatchedCall<T> {
+  readonly ok: (result: T) => T;
+  readonly failed: (error: unknown) => T;
 }
 
 export interface ObserveOptions {

@@ -4,6 +4,7 @@
  * callers waiting for it to come (back) up. The server's child actor drives it through `work`.
  */
 import { AuthRequiredError } from "../auth/errors.js";
+import { authorizationRequired } from "./auth-required.js";
 import { McpClient } from "../client/client.js";
 import { createClient } from "../client/connect.js";
 import { checkClientOptions } from "../client/options-check.js";
@@ -22,6 +23,7 @@ import { withServer } from "./router.js";
 import type { Tool } from "../client/types.js";
 import type { FleetGate, FleetListSync } from "./fleet-seam.js";
 import type { ServerStatus } from "./board-options.js";
+import type { CallTap } from "./observation.js";
 
 /** `idle`: a lazy server not running (not started yet, or asleep after `idleMs`); a call wakes it. */
 export type ServerState = "starting" | "up" | "restarting" | "down" | "stopped" | "disabled" | "idle";
@@ -142,13 +144,17 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   /**
-   * Accounts for a call sent on `directClient()` as the router would (the limiter's count, the
-   * breaker's outcome, the server named on the error) with one reaction on the client's promise and
-   * no closure per call.
+   * Accounts for a call sent on `directClient()` as the router would (the limiter's count, the breaker's
+   * outcome, the server named on the error) with one reaction on the client's promise and no closure per
+   * call; an observer's tap wraps that reaction's handlers instead of adding its own (observation.ts).
    */
-  direct<T>(call: Promise<T>): Promise<T> {
+  direct<T>(call: Promise<T>, tap?: CallTap, name = "", args?: Record<string, unknown>): Promise<T> {
     this.limiter.enter();
-    return call.then((this.directSucceeded ??= this.succeeded.bind(this)), (this.directFailed ??= this.failed.bind(this)));
+    const ok = (this.directSucceeded ??= this.succeeded.bind(this)) as (result: T) => T;
+    const failed = (this.directFailed ??= this.failed.bind(this));
+    if (tap === undefined) return call.then(ok, failed);
+    const watched = tap.watch(name, args, ok, failed);
+    return call.then(watched.ok, watched.failed);
   }
 
   private directSucceeded: (<T>(result: T) => T) | undefined;
@@ -258,22 +264,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     } catch (error) {
       if (this.client === client) await this.closeClient();
       else await client.close().catch(() => {});
-      throw error instanceof AuthRequiredError ? this.authorizationRequired(error) : error;
+      throw error instanceof AuthRequiredError ? authorizationRequired(error, this.name) : error;
     }
-  }
-
-  /** The same error, saying which server and what to run (the `down` reason reads it). */
-  private authorizationRequired(error: AuthRequiredError): AuthRequiredError {
-    return new AuthRequiredError(
-      `authorization required: server "${this.name}" (${error.url}) needs a person to authorize it; run \`mcp-switchboard login ${this.name}\``,
-      {
-        url: error.url,
-        authorizationUrl: error.authorizationUrl,
-        state: error.state,
-        server: this.name,
-        cause: error,
-      },
-    );
   }
 
   private static onToolsChanged(this: ServerRuntime): void {

@@ -221,9 +221,6 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
 
   /** Calls a tool by its qualified name, on its server or, where safe, on a fallback. */
   callTool(name: string, args?: Record<string, unknown>, options?: BoardCallOptions): Promise<CallToolResult> {
-    return this.callTap === undefined ? this.sendTool(name, args, options) : this.callTap.called(name, args, this.sendTool(name, args, options));
-  }
-  private sendTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions | undefined): Promise<CallToolResult> {
     const known = options?.principal === undefined ? this.toolIndex.get(name) : undefined;
     const hooks = this.hooks;
     // The direct path: nothing to decide (no hooks, and directClient's conditions), so the call costs
@@ -237,10 +234,12 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         } catch (error) {
           call = Promise.reject(error);
         }
-        return known.runtime.direct(call);
+        // An observer's tap wraps the runtime's one reaction here; the routed path's, a reaction of its own.
+        return known.runtime.direct(call, this.callTap, name, args);
       }
     }
-    return this.routedTool(name, args, options ?? {});
+    const routed = this.routedTool(name, args, options ?? {});
+    return this.callTap === undefined ? routed : this.callTap.called(name, args, routed);
   }
 
   private async routedTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions): Promise<CallToolResult> {

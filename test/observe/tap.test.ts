@@ -71,6 +71,34 @@ describe("the call tap", () => {
     expect(stats.errors).toBe(order.filter((i) => outcome(i) !== "ok").length);
   });
 
+  it("watch: records what the wrapped handlers return or throw, and hands it on", async () => {
+    const { tap } = await tapped();
+    const named = new Error("named by the runtime");
+    const okThrows = tap.watch<{ content: [] }>(
+      "s__a",
+      undefined,
+      () => {
+        throw named;
+      },
+      (error) => {
+        throw error;
+      },
+    );
+    expect(() => okThrows.ok({ content: [] })).toThrow(named);
+    // A handler that recovers from a failure: its value is what the caller gets, counted by its outcome.
+    const recovers = tap.watch<{ content: []; isError?: boolean }>(
+      "s__b",
+      undefined,
+      (result) => result,
+      () => ({ content: [], isError: true }),
+    );
+    expect(recovers.failed(new Error("raw"))).toEqual({ content: [], isError: true });
+    expect(observer!.snapshot().calls.map((c) => [c.name, c.outcome, c.error])).toEqual([
+      ["s__a", "failed", "named by the runtime"],
+      ["s__b", "error", undefined],
+    ]);
+  });
+
   it("times a call that waits for a timer in full", async () => {
     const { tap } = await tapped();
     await tap.called("s__slow", undefined, new Promise((resolve) => setTimeout(resolve, 30)));
@@ -79,17 +107,26 @@ describe("the call tap", () => {
 });
 
 describe("burstNow", () => {
-  it("shares one clock read among at most 16 readings of a burst, and reads again after a turn", async () => {
+  it("shares one clock read among at most 16 readings of a burst, and reads again two jobs on and after a timer", async () => {
     const now = vi.spyOn(performance, "now");
-    await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0));
     now.mockClear();
     for (let i = 0; i < 16; i++) burstNow();
     expect(now).toHaveBeenCalledTimes(1);
     burstNow();
     expect(now).toHaveBeenCalledTimes(2);
+    // The job a reaction's value queues (the caller's next call) still shares the reading...
+    await Promise.resolve();
+    burstNow();
+    expect(now).toHaveBeenCalledTimes(2);
+    // ...the one after it does not,
     await Promise.resolve();
     burstNow();
     expect(now).toHaveBeenCalledTimes(3);
+    // and a wait for a timer never does.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    burstNow();
+    expect(now).toHaveBeenCalledTimes(4);
   });
 });
 
