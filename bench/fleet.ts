@@ -28,13 +28,18 @@ import { startCountingServer } from "../test/fixtures/fleet/counting-server.js";
 import { startWorker } from "../test/helpers/workers.js";
 
 const C = 64;
-const CALLS = Number(process.env.FLEET_BENCH_CALLS ?? 20_000);
+/**
+ * Calls per round: half a second or more of each server's calls at this machine's pace, so a window
+ * is not one garbage collection or one scheduling hiccup long (20,000 instant calls took 50 ms).
+ */
+const callsFor = (delayMs: number) => Number(process.env.FLEET_BENCH_CALLS ?? (delayMs === 0 ? 200_000 : 20_000));
 const ROUNDS = Number(process.env.FLEET_BENCH_ROUNDS ?? 5);
 const started = machine();
 const redis = await startRedis();
 
 /** Calls/s of one board at C=64, and Redis round trips per call when it has a fleet. */
 async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: number; roundTripsPerCall: number; cpuUs: number }> {
+  const calls = callsFor(delayMs);
   const [client, server] = memoryPair();
   respond(server, { delayMs });
   const fleet = withFleet ? redisFleet({ url: redis.url }, `bench-${Date.now()}-${Math.random()}`) : undefined;
@@ -59,7 +64,7 @@ async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: 
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: C }, async () => {
-      while (next++ < CALLS) await board.callTool("s__echo", {});
+      while (next++ < calls) await board.callTool("s__echo", {});
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
@@ -67,7 +72,7 @@ async function oneProcess(delayMs: number, withFleet: boolean): Promise<{ rate: 
   const trips = (gate?.roundTrips ?? 0) - tripsBefore;
   await board.stop();
   await fleet?.close();
-  return { rate: CALLS / seconds, roundTripsPerCall: trips / CALLS, cpuUs: (used.user + used.system) / CALLS };
+  return { rate: calls / seconds, roundTripsPerCall: trips / calls, cpuUs: (used.user + used.system) / calls };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -152,7 +157,7 @@ writeResult(
   {
     bench: "fleet",
     title: "Fleet mode on Redis: cost of fleet limits in one process, and 8 processes against a fleet-wide limit",
-    method: `${CALLS} calls per round at C=${C}, median of ${ROUNDS} interleaved rounds; then ${PROCESSES} processes x ${PER_PROCESS} calls. Shared 2-core machine, loaded by other work: read the ratios, not the absolute numbers`,
+    method: `${callsFor(0)} calls per round at C=${C} (instant server), ${callsFor(2)} (2 ms server), median of ${ROUNDS} interleaved rounds; then ${PROCESSES} processes x ${PER_PROCESS} calls. Shared 2-core machine, loaded by other work: read the ratios, not the absolute numbers`,
     rows,
     ratios,
     targets: {},

@@ -267,7 +267,7 @@ async function tapCost(): Promise<{ costs: Record<string, Record<number, number>
       }
     }
   }
-  // Clock reads per call, a count the machine's load cannot blur: the tap's clock (src/observe/clock.ts)
+  // Clock reads per call, a count the machine's load cannot blur: the tap's clock (src/util/burst-clock.ts)
   // shares one read among the readings of a burst, and a read costs 100-150 ns on a loaded VM.
   const reads: Record<string, Record<number, number>> = {};
   const now = performance.now;

@@ -12,6 +12,7 @@ import { TransportError } from "../jsonrpc/errors.js";
 import { breakerOutcomeOf } from "../supervisor/circuit-breaker.js";
 import type { FleetBus } from "./bus.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
+import { burstEpochMs } from "../util/burst-clock.js";
 
 /** The keys a gate's scripts use, by name (gate.ts builds them). */
 export interface GateKeys {
@@ -76,7 +77,7 @@ export class GateHealth {
 
   /** No call starts for `ms`; `tellFleet`: this process saw the 429, so it stores and publishes the pause. */
   pause(ms: number, tellFleet: boolean): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.pausedUntil = Math.max(this.pausedUntil, burstEpochMs() + ms);
     this.stop();
     if (tellFleet && this.link.healthy) {
       this.link.client?.sbPause(this.keys.pause, this.link.member, Math.ceil(ms), this.channel).catch((e: unknown) => this.link.failed(e));
@@ -111,7 +112,7 @@ export class GateHealth {
   }
 
   private heardOpen(ms: number): void {
-    this.openHeardUntil = Math.max(this.openHeardUntil, Date.now() + ms);
+    this.openHeardUntil = Math.max(this.openHeardUntil, burstEpochMs() + ms);
     this.stop();
     this.sawOpen(true);
   }

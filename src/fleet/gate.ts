@@ -18,6 +18,7 @@ import type { FleetBus } from "./bus.js";
 import { GateHealth } from "./gate-health.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
 import { IdlePermits } from "./idle.js";
+import { burstEpochMs } from "../util/burst-clock.js";
 import { cancelled, LocalShare, timedOut } from "./local-share.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
@@ -57,7 +58,7 @@ export class RedisGate implements FleetGate {
   /** When Redis last agreed that this process keeps its permits; and when it last refused. */
   private renewedAt = 0;
   private refusedAt = 0;
-  /** When Redis granted the permits calls admitted by `tryAcquire` hold, oldest first. */
+  /** When Redis granted the permits calls admitted by `tryAcquire` hold. */
   private readonly direct: number[] = [];
   /** Round trips the gate made (for bench/fleet.ts). */
   roundTrips = 0;
@@ -116,8 +117,10 @@ export class RedisGate implements FleetGate {
 
   finished(error: unknown): void {
     this.report(error);
-    // Permits are alike: the call that ends gives back the oldest grant a direct call holds.
-    const grantedAt = this.direct.shift();
+    // Permits are alike: the call that ends gives back the newest grant a direct call holds (a stack,
+    // not a queue: shift() moves every element, on every call). A grant's age only matters until the
+    // first renewal, which counts for all of them.
+    const grantedAt = this.direct.pop();
     if (grantedAt !== undefined) this.give(grantedAt);
   }
 
@@ -156,7 +159,7 @@ export class RedisGate implements FleetGate {
     while (this.releases > 0 || this.waiters.length > 0) {
       const client = this.link.client;
       if (!this.link.healthy || client === undefined) return this.toLocal();
-      const waitPause = this.health.pausedUntil - Date.now();
+      const waitPause = this.health.pausedUntil - burstEpochMs();
       if (this.releases === 0 && waitPause > 0) {
         const untilDeadline = this.expire();
         if (this.waiters.length > 0) await this.nap(Math.min(waitPause, untilDeadline));
@@ -189,7 +192,7 @@ export class RedisGate implements FleetGate {
         this.link.holding.add(this.keys[0]!);
         if (why === 4) this.health.probing = true;
         this.health.resume();
-        const grantedAt = Date.now();
+        const grantedAt = burstEpochMs();
         const served = this.waiters.splice(0, granted);
         for (const waiter of served) this.settle(waiter, this.permit(grantedAt));
         // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
@@ -213,7 +216,7 @@ export class RedisGate implements FleetGate {
   }
 
   private give(grantedAt: number): void {
-    const state = this.fresh(grantedAt, Date.now());
+    const state = this.fresh(grantedAt, burstEpochMs());
     if (state === "stale") {
       this.releases++;
       this.kick();
@@ -271,7 +274,7 @@ export class RedisGate implements FleetGate {
       // From the answer, not the question: the renewal only asks whether another member waits (a
       // pause or an opening is pushed, gate-health.ts), and a process whose calls stalled until the
       // answer could be read would otherwise find its permits already due again, and stall again.
-      this.renewedAt = Date.now();
+      this.renewedAt = burstEpochMs();
       // The parked permits serve the calls that came meanwhile.
       for (let grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined; grantedAt !== undefined;) {
         this.settle(this.waiters.shift()!, this.permit(grantedAt));
@@ -280,7 +283,7 @@ export class RedisGate implements FleetGate {
       return;
     }
     // Someone may need them: every permit goes back as it comes free (idle ones now).
-    this.refusedAt = Date.now();
+    this.refusedAt = burstEpochMs();
     this.giveBack(this.idle.drop());
   }
 

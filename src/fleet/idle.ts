@@ -5,6 +5,8 @@
  * decision (`fresh`: within its time since Redis granted or renewed it; `renewing`: parked until Redis
  * answers; `stale`: it goes back in the gate's next round trip). One timer for the pool, not per permit.
  */
+import { burstEpochMs } from "../util/burst-clock.js";
+
 export class IdlePermits {
   /** When Redis granted each idle permit (ms since the epoch). */
   private readonly grants: number[] = [];
@@ -27,7 +29,7 @@ export class IdlePermits {
   take(): number | undefined {
     const grantedAt = this.grants.pop();
     if (grantedAt === undefined) return undefined;
-    const state = this.fresh(grantedAt, Date.now(), true);
+    const state = this.fresh(grantedAt, burstEpochMs(), true);
     if (state === "fresh") return grantedAt;
     this.grants.push(grantedAt);
     if (state === "stale") this.sweep();
@@ -46,7 +48,7 @@ export class IdlePermits {
   private sweep(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const now = Date.now();
+    const now = burstEpochMs();
     let kept = 0;
     for (const grantedAt of this.grants) if (this.fresh(grantedAt, now, false) !== "stale") this.grants[kept++] = grantedAt;
     const lapsed = this.grants.length - kept;

@@ -10,7 +10,7 @@ import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { AgentRuns } from "./agent-runs.js";
 import type { FleetWatch } from "./fleet-view.js";
-import { burstNow } from "./clock.js";
+import { burstNow } from "../util/burst-clock.js";
 import { hostname } from "node:os";
 import type { MemberSummary } from "../switchboard/member-summary.js";
 import { CallStats, lastSecond } from "./stats.js";

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { observe, Switchboard, type Observer } from "../../src/index.js";
-import { burstNow } from "../../src/observe/clock.js";
+import { burstNow } from "../../src/util/burst-clock.js";
 import { CallStats } from "../../src/observe/stats.js";
 
 let observer: Observer | undefined;

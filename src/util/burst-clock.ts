@@ -1,6 +1,7 @@
 /**
- * The tap's clock: performance.now(), read at most once per burst. A clock read costs 100-150 ns on a
- * loaded virtual machine, more than all the rest of the tap, and calls start and end in bursts (a batch of
+ * A clock for code on every call's path (the observer's tap, src/observe/observer.ts; the fleet's permit
+ * pool, src/fleet/gate.ts): performance.now(), read at most once per burst. A clock read costs 100-150 ns
+ * on a loaded virtual machine, more than all the rest of the tap, and calls start and end in bursts (a batch of
  * responses parsed in one turn, a loop firing 64 calls), so readings within two jobs of the microtask
  * queue share one, up to SHARED_READS of them. The price: a duration can be off by the time of one burst's
  * synchronous work (microseconds), and never by a wait for I/O or a timer, which always ends a burst.
@@ -36,4 +37,14 @@ export function burstNow(): number {
   left = SHARED_READS - 1;
   void SETTLED.then(expireAfterNextJob);
   return reading;
+}
+
+const TIME_ORIGIN = performance.timeOrigin;
+
+/**
+ * Milliseconds since the epoch, as of the current burst: the same monotonic reading, so times taken
+ * with it never step back when the system clock is set. Compare them with each other, not with Date.now().
+ */
+export function burstEpochMs(): number {
+  return TIME_ORIGIN + burstNow();
 }
