@@ -70,10 +70,13 @@ describe("2026 era over Streamable HTTP", () => {
       }),
     );
     const client = track(await connect({ url: server.url }, { protocol: "2026-07-28", autoListen: false }));
-    const calls = Array.from({ length: HUNG }, () => client.callTool("hang", {}, { timeoutMs: 300 }).catch((e: unknown) => e));
+    // A deadline long enough for the pool to fill first (64 connections take a while on a loaded
+    // machine: with 300 ms, only 57 had reached the server when the calls timed out).
+    const calls = Array.from({ length: HUNG }, () => client.callTool("hang", {}, { timeoutMs: 3000 }).catch((e: unknown) => e));
+    const hung = () => server.posts("tools/call").map((r) => r.body?.id);
+    await waitFor(() => hung().length >= 64, 2500);
     expect((await Promise.all(calls)).every((e) => e instanceof RequestTimeoutError)).toBe(true);
     // Those that reached the server were dropped by the client (the rest never left the agent's queue).
-    const hung = () => server.posts("tools/call").map((r) => r.body?.id);
     await waitFor(() => server.abandoned.length === hung().length, 2000);
     expect(hung().length).toBeGreaterThanOrEqual(64);
     expect((await client.callTool("plain", {}, { timeoutMs: 5000 })).content).toEqual([{ type: "text", text: "ok" }]);
