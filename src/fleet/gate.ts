@@ -19,7 +19,8 @@ import { GateHealth } from "./gate-health.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
 import { IdlePermits } from "./idle.js";
 import { burstEpochMs } from "../util/burst-clock.js";
-import { cancelled, LocalShare, timedOut } from "./local-share.js";
+import { LocalShare } from "./local-share.js";
+import { cancelled, detach, enqueue, refuseDue, settle, type Waiting } from "./waiting.js";
 
 /** How often a caller waiting for a permit held elsewhere asks again. */
 const POLL_MS = 5;
@@ -31,15 +32,8 @@ const POLL_MS = 5;
 const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
 
-interface Waiter {
-  resolve(release: () => void): void;
-  reject(error: Error): void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  /** The call's deadline (ms since the epoch; Infinity: none), checked between round trips, not by a timer per call. */
-  deadline: number;
-  since: number;
-}
+/** A call waiting for a permit; its deadline is checked between round trips, not by a timer per call. */
+type Waiter = Waiting<() => void>;
 
 export class RedisGate implements FleetGate {
   private readonly keys: string[];
@@ -93,16 +87,7 @@ export class RedisGate implements FleetGate {
     if (idle !== undefined) return Promise.resolve(this.permit(idle));
     if (!this.link.healthy) return this.link.isSettled ? this.acquireLocally(signal, deadline) : this.link.settled.then(() => this.acquire(signal, deadline));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          const at = this.waiters.indexOf(waiter);
-          if (at >= 0) this.waiters.splice(at, 1);
-          reject(cancelled(this.server, signal));
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
-      }
-      this.waiters.push(waiter);
+      enqueue(this.waiters, this.server, signal, deadline, resolve, reject);
       this.kick();
     });
   }
@@ -131,15 +116,7 @@ export class RedisGate implements FleetGate {
   /** Refuses the waiting calls whose deadline passed; returns how long until the next one's (Infinity: none). */
   private expire(): number {
     const now = Date.now();
-    let next = Infinity;
-    for (const waiter of [...this.waiters]) {
-      if (waiter.deadline > now) next = Math.min(next, waiter.deadline - now);
-      else {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        this.settle(waiter, undefined, timedOut(this.server, waiter));
-      }
-    }
-    return next;
+    return refuseDue(this.waiters, this.server, now) - now;
   }
 
   private kick(): void {
@@ -184,7 +161,7 @@ export class RedisGate implements FleetGate {
       if (granted === -1) {
         this.health.sawOpen(true);
         const error = new CircuitOpenError(this.server, waitMs);
-        for (const waiter of this.waiters.splice(0, want)) this.settle(waiter, undefined, error);
+        for (const waiter of this.waiters.splice(0, want)) settle(waiter, undefined, error);
         continue;
       }
       if (granted > 0) {
@@ -194,7 +171,7 @@ export class RedisGate implements FleetGate {
         this.health.resume();
         const grantedAt = burstEpochMs();
         const served = this.waiters.splice(0, granted);
-        for (const waiter of served) this.settle(waiter, this.permit(grantedAt));
+        for (const waiter of served) settle(waiter, this.permit(grantedAt));
         // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
         for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
       }
@@ -203,12 +180,6 @@ export class RedisGate implements FleetGate {
       const untilDeadline = this.expire();
       if (this.waiters.length > 0) await this.nap(Math.min(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS, untilDeadline));
     }
-  }
-
-  private settle(waiter: Waiter, release: (() => void) | undefined, error?: Error): void {
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
-    if (release !== undefined) waiter.resolve(release);
-    else waiter.reject(error!);
   }
 
   private permit(grantedAt: number): () => void {
@@ -223,7 +194,7 @@ export class RedisGate implements FleetGate {
       return;
     }
     const waiter = state === "fresh" ? this.waiters.shift() : undefined;
-    if (waiter !== undefined) this.settle(waiter, this.permit(grantedAt));
+    if (waiter !== undefined) settle(waiter, this.permit(grantedAt));
     else this.idle.keep(grantedAt); // fresh, or renewing: parked until the answer
   }
 
@@ -277,7 +248,7 @@ export class RedisGate implements FleetGate {
       this.renewedAt = burstEpochMs();
       // The parked permits serve the calls that came meanwhile.
       for (let grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined; grantedAt !== undefined;) {
-        this.settle(this.waiters.shift()!, this.permit(grantedAt));
+        settle(this.waiters.shift()!, this.permit(grantedAt));
         grantedAt = this.waiters.length > 0 ? this.idle.take() : undefined;
       }
       return;
@@ -299,7 +270,7 @@ export class RedisGate implements FleetGate {
     this.releases = 0;
     this.idle.drop();
     for (const waiter of this.waiters.splice(0)) {
-      if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      detach(waiter);
       this.acquireLocally(waiter.signal, waiter.deadline).then(
         (release) => waiter.resolve(release),
         (error: Error) => waiter.reject(error),

@@ -6,25 +6,14 @@
  * A call waiting for its share still honours its abort signal and its deadline (the call's timeout):
  * one timer for the share, armed for the earliest deadline, not one per call.
  */
-import { RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js";
 import type { FleetLimits } from "../switchboard/fleet-seam.js";
-
-/** A call waiting for a permit (here or at the Redis gate). */
-interface Waiting {
-  resolve(): void;
-  reject(error: Error): void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  /** When the call's time is up (ms since the epoch); Infinity: no deadline. */
-  deadline: number;
-  since: number;
-}
+import { cancelled, enqueue, refuseDue, settle, type Waiting } from "./waiting.js";
 
 export class LocalShare {
   private running = 0;
   private tokens: number;
   private at = Date.now();
-  private readonly waiting: Waiting[] = [];
+  private readonly waiting: Waiting<void>[] = [];
   private timer: NodeJS.Timeout | undefined;
   private expiry: { timer: NodeJS.Timeout; at: number } | undefined;
 
@@ -57,12 +46,7 @@ export class LocalShare {
     if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
     if (this.waiting.length === 0 && this.take()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const entry: Waiting = { resolve, reject, signal, onAbort: undefined, deadline, since: Date.now() };
-      if (signal !== undefined) {
-        entry.onAbort = () => this.drop(entry, cancelled(this.server, signal));
-        signal.addEventListener("abort", entry.onAbort, { once: true });
-      }
-      this.waiting.push(entry);
+      enqueue(this.waiting, this.server, signal, deadline, resolve, reject);
       if (deadline !== Infinity) this.armExpiry(deadline);
       this.schedule(0);
     });
@@ -88,18 +72,12 @@ export class LocalShare {
   }
 
   private drain(): void {
-    while (this.waiting.length > 0 && this.take()) settle(this.waiting.shift()!);
+    while (this.waiting.length > 0 && this.take()) settle(this.waiting.shift()!, undefined);
     if (this.waiting.length === 0 && this.expiry !== undefined) {
       clearTimeout(this.expiry.timer);
       this.expiry = undefined;
     }
     if (this.waiting.length > 0 && this.running < this.max()) this.schedule(Math.ceil(((1 - this.tokens) * 1000) / this.rate()));
-  }
-
-  private drop(entry: Waiting, error: Error): void {
-    const at = this.waiting.indexOf(entry);
-    if (at >= 0) this.waiting.splice(at, 1);
-    settle(entry, error);
   }
 
   private armExpiry(at: number): void {
@@ -111,12 +89,7 @@ export class LocalShare {
 
   private expire(): void {
     this.expiry = undefined;
-    const now = Date.now();
-    let next = Infinity;
-    for (const entry of [...this.waiting]) {
-      if (entry.deadline <= now) this.drop(entry, timedOut(this.server, entry));
-      else next = Math.min(next, entry.deadline);
-    }
+    const next = refuseDue(this.waiting, this.server);
     if (next !== Infinity) this.armExpiry(next);
   }
 
@@ -127,20 +100,4 @@ export class LocalShare {
       this.drain();
     }, ms);
   }
-}
-
-/** Settles a waiting call: granted without `error`, refused with it; its abort listener goes either way. */
-function settle(entry: Waiting, error?: Error): void {
-  if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
-  if (error === undefined) entry.resolve();
-  else entry.reject(error);
-}
-
-export function cancelled(server: string, signal: AbortSignal): RequestCancelledError {
-  return new RequestCancelledError(`server "${server}": call cancelled while waiting for a fleet permit`, { delivered: false, server, cause: signal.reason });
-}
-
-export function timedOut(server: string, entry: { deadline: number; since: number }): RequestTimeoutError {
-  const waited = Math.max(0, entry.deadline - entry.since);
-  return new RequestTimeoutError(`server "${server}": no fleet permit within the call's timeout (${waited} ms)`, waited, { delivered: false, server });
 }
