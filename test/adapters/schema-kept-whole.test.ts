@@ -1,5 +1,5 @@
 /**
- * Schemas kept whole (issue 33): strict "auto" takes recursive GraphQL-style schemas that strict mode
+ * Schemas kept whole: strict "auto" takes recursive GraphQL-style schemas that strict mode
  * converts without changing what they mean, defaults reach the model whole, enum labels survive
  * (const-option titles, `enumNames`), and no label line is left empty. The corpus is
  * test/adapters/corpus/*.json; the properties run on generated schemas of the same shapes.
