@@ -67,22 +67,17 @@ export async function routedCall<T>(
           return verdict.go;
         };
   try {
-    const result = await route(
-      runtime,
-      (n) => board.runtimeNamed(n),
-      (client, server) => current(client, server),
-      {
-        name,
-        idempotent,
-        timeoutMs: options.timeoutMs ?? runtime.entry.requestTimeoutMs,
-        signal: options.signal,
-        whileRestarting: board.whileRestarting(),
-        attempts: context.attempts,
-        standalone: principal === undefined ? undefined : board.principals().standalone,
-        beforeFallback: askBeforeFallback,
-        onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
-      },
-    );
+    const result = await route(runtime, (n) => board.runtimeNamed(n), askBeforeFallback === undefined ? call : (client, server) => current(client, server), {
+      name,
+      idempotent,
+      timeoutMs: options.timeoutMs ?? runtime.entry.requestTimeoutMs,
+      signal: options.signal,
+      whileRestarting: board.whileRestarting(),
+      attempts: context.attempts,
+      standalone: principal === undefined ? undefined : board.principals().standalone,
+      beforeFallback: askBeforeFallback,
+      onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
+    });
     context.server = context.attempts[context.attempts.length - 1];
     return hooks.after === undefined ? result : await applyAfter(hooks.after.bind(hooks), context, result, report);
   } catch (error) {
