@@ -102,7 +102,7 @@ export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptio
 export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "./switchboard/fleet-seam.js";
 export type { FleetMemberStatus, MemberSummary, ServerSummary } from "./switchboard/member-summary.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
-export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision } from "./switchboard/hooks.js";
+export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision, FallbackRequest, FallbackDecision } from "./switchboard/hooks.js";
 export { loadConfig, parseConfig, type LoadConfigOptions } from "./switchboard/config.js";
 export type { ConfigInputHandler, ConfigInputRequest } from "./switchboard/config-hosts.js";
 export type { Environment } from "./switchboard/config-substitute.js";

@@ -10,7 +10,7 @@ import { partsText, resultParts, type PartOptions, type ResultPart } from "./med
 import type { NameOptions } from "./names.js";
 import { namesOf, oncePerList, orderedTools, parseArguments, runProviderCall, toolDescription, type RunOptions, type ToolHost } from "./tool-runner.js";
 import { pinnedOf, type DeferLoading } from "./deferred.js";
-import { CLOSED_UNSPECIFIED } from "./schema/shape.js";
+import { strictForAuto } from "./schema/shape.js";
 import {
   deferOptions,
   deferResponsesTools,
@@ -153,8 +153,8 @@ export function toOpenAITools(
 function openAIParameters(tool: Tool, strict: boolean | "auto"): { parameters: JsonSchema; strict: boolean } {
   if (strict !== false) {
     const compiled = compileInputSchema(tool.inputSchema, "openai-strict");
-    // "auto": exact, or closed only where the schema named no other keys (schema/shape.ts).
-    if (compiled.withinLimits && (strict === true || compiled.losses.every((loss) => loss.endsWith(CLOSED_UNSPECIFIED)))) {
+    // "auto": exact, or losses that name no value the model could mean (schema/shape.ts).
+    if (compiled.withinLimits && (strict === true || strictForAuto(compiled.losses))) {
       return { parameters: compiled.schema!, strict: true };
     }
   }

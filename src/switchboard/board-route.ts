@@ -6,7 +6,7 @@
 import type { McpClient } from "../client/client.js";
 import type { Tool } from "../client/types.js";
 import type { RequestOptions } from "../connection/request-options.js";
-import { applyAfter, applyBefore, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
+import { applyAfter, applyBefore, fallbackDecision, refusalOf, refusedResult, runHook, type CallContext, type SwitchboardHooks } from "./hooks.js";
 import type { BoardCallOptions } from "./board-options.js";
 import type { PrincipalClients } from "./principals.js";
 import { route, type IdempotenceLookup, type WhileRestarting } from "./router.js";
@@ -50,15 +50,32 @@ export async function routedCall<T>(
         })
       : undefined;
   if (refusal !== undefined) return refusedResult(refusal) as T;
+  const principal = (options as BoardCallOptions).principal;
+  // A beforeFallback hook may give the fallback other arguments: the call is then rebuilt from them.
+  let current = call;
+  const beforeFallback = hooks.beforeFallback?.bind(hooks);
+  const askBeforeFallback =
+    beforeFallback === undefined
+      ? undefined
+      : async (failed: string, fallback: string, reason: string, error: Error): Promise<boolean> => {
+          const request = { method, name, tool: toolName, args: context.args, principal, failed, error, reason, fallback, attempts: [...context.attempts] };
+          const verdict = await fallbackDecision(beforeFallback, request, report);
+          if (verdict.go && verdict.args !== undefined && toolName) {
+            context.args = verdict.args;
+            current = board.principals().sender(toolName, verdict.args, options) as unknown as typeof call;
+          }
+          return verdict.go;
+        };
   try {
-    const result = await route(runtime, (n) => board.runtimeNamed(n), call, {
+    const result = await route(runtime, (n) => board.runtimeNamed(n), askBeforeFallback === undefined ? call : (client, server) => current(client, server), {
       name,
       idempotent,
       timeoutMs: options.timeoutMs ?? runtime.entry.requestTimeoutMs,
       signal: options.signal,
       whileRestarting: board.whileRestarting(),
       attempts: context.attempts,
-      standalone: (options as BoardCallOptions).principal === undefined ? undefined : board.principals().standalone,
+      standalone: principal === undefined ? undefined : board.principals().standalone,
+      beforeFallback: askBeforeFallback,
       onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
     });
     context.server = context.attempts[context.attempts.length - 1];

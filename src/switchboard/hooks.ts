@@ -1,8 +1,9 @@
 /**
  * Hooks around every Switchboard call. `before` may replace a tool call's arguments (`{ args }`),
- * `approve` may refuse a tool call, `after` may replace a result (`{ result }`), `error` observes failures. A `before`, `after` or
+ * `approve` may refuse a tool call, `beforeFallback` may refuse or rewrite a move to a fallback server,
+ * `after` may replace a result (`{ result }`), `error` observes failures. A `before`, `after` or
  * `error` hook that throws (or rejects) is reported as an `error` event and never breaks the call;
- * an `approve` hook that throws refuses the call (fail closed). Unset hooks cost nothing.
+ * an `approve` or `beforeFallback` hook that throws refuses (fail closed). Unset hooks cost nothing.
  */
 import type { CallToolResult, Tool } from "../client/types.js";
 
@@ -37,6 +38,36 @@ export interface ApprovalRequest {
 /** `true` or `{ allow: true }` lets the call go; `false` or `{ allow: false, reason }` refuses it. */
 export type ApprovalDecision = boolean | { allow: true } | { allow: false; reason?: string };
 
+/** What a `beforeFallback` hook is asked about: one call about to move from a failed server to its fallback. */
+export interface FallbackRequest {
+  /** "tools/call", "resources/read", "prompts/get". */
+  method: string;
+  /** The name the caller used (qualified), or the URI for reads. */
+  name: string;
+  /** The tool's name on the servers (tool calls only). */
+  tool: string | undefined;
+  /** The arguments the failed server was given (after `before`, and after an earlier fallback's rewrite). */
+  args: unknown;
+  /** Whose credentials the call uses (`callTool`'s `principal` option), if any. */
+  principal: string | undefined;
+  /** The server that failed, or was skipped (down, restarting, circuit open). */
+  failed: string;
+  /** Its error: what the call rejects with when the move is refused. */
+  error: Error;
+  /** Why the router would move the call ("server down", "TransportError before the request was delivered", ...). */
+  reason: string;
+  /** The fallback about to be tried. */
+  fallback: string;
+  /** Servers tried so far, in order. */
+  attempts: readonly string[];
+}
+
+/**
+ * `false` refuses the move: the call rejects with the failed server's own error. `{ args }` moves it
+ * with these arguments instead (tool calls only). Anything else (`undefined`, `true`) lets it move.
+ */
+export type FallbackDecision = void | boolean | { args: Record<string, unknown> };
+
 export interface SwitchboardHooks {
   /** Before every call. For a tool call, returning `{ args }` replaces the arguments sent. */
   before?(context: CallContext): void | { args?: Record<string, unknown> } | Promise<void | { args?: Record<string, unknown> }>;
@@ -51,6 +82,12 @@ export interface SwitchboardHooks {
    * else is ignored, so an arrow function's incidental value changes nothing).
    */
   after?(context: CallContext, result: unknown): unknown;
+  /**
+   * Before a call moves to a fallback server (after the router has decided the move is safe, before
+   * the `fallback` event). For calls that must not change meaning: another region, another account.
+   * A hook that throws refuses the move; the error then says so and an `error` event reports it.
+   */
+  beforeFallback?(request: FallbackRequest): FallbackDecision | Promise<FallbackDecision>;
   error?(context: CallContext, error: Error): void;
 }
 
@@ -107,4 +144,30 @@ export async function refusalOf(hook: NonNullable<SwitchboardHooks["approve"]>, 
 /** The result a refused call resolves with. */
 export function refusedResult(reason: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text: `Call refused: ${reason}` }] };
+}
+
+/** What to do about one move to a fallback: go (maybe with new arguments) or stay and fail. */
+type FallbackVerdictOfHook = { go: false } | { go: true; args?: Record<string, unknown> };
+
+/**
+ * Runs `beforeFallback`. A hook that throws refuses the move (fail closed, like `approve`): the call
+ * fails with the failed server's error, its message saying the hook threw, and `report` is told.
+ */
+export async function fallbackDecision(
+  hook: NonNullable<SwitchboardHooks["beforeFallback"]>,
+  request: FallbackRequest,
+  report: (error: Error) => void,
+): Promise<FallbackVerdictOfHook> {
+  let decision: FallbackDecision;
+  try {
+    decision = await hook(request);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    report(new Error(`beforeFallback (${request.name}, "${request.failed}" -> "${request.fallback}"): ${why}`, { cause: error }));
+    request.error.message += ` (not moved to fallback "${request.fallback}": the beforeFallback hook threw: ${why})`;
+    return { go: false };
+  }
+  if (decision === false) return { go: false };
+  const args = typeof decision === "object" && decision !== null ? (decision as { args?: unknown }).args : undefined;
+  return typeof args === "object" && args !== null && !Array.isArray(args) ? { go: true, args: args as Record<string, unknown> } : { go: true };
 }

@@ -37,6 +37,11 @@ export interface RouteOptions {
    * as it is (maybe none) and does not use it.
    */
   standalone?: ((server: ServerRuntime) => boolean) | undefined;
+  /**
+   * Asked before each move to a fallback (the `beforeFallback` hook); `false` keeps the call where it
+   * failed, and it rejects with that server's error. Unset: every safe move is made.
+   */
+  beforeFallback?: ((from: string, to: string, reason: string, error: Error) => Promise<boolean>) | undefined;
   onFallback(from: string, to: string, reason: string, error: Error): void;
 }
 
@@ -54,9 +59,11 @@ export async function route<T>(
   let lastError: Error | undefined;
   for (const [i, server] of order.entries()) {
     const next = order[i + 1];
-    const moveOn = (reason: string, error: Error) => {
+    const moveOn = async (reason: string, error: Error): Promise<void> => {
       lastError = error;
-      if (next) options.onFallback(server.name, next.name, reason, error);
+      if (next === undefined) return;
+      if (options.beforeFallback !== undefined && !(await options.beforeFallback(server.name, next.name, reason, error))) throw withServer(error, server.name);
+      options.onFallback(server.name, next.name, reason, error);
     };
     const ready = server.state === "up" && server.client !== undefined;
     const alone = !ready && options.standalone?.(server) === true;
@@ -68,11 +75,11 @@ export async function route<T>(
     if (!ready && !wait && !alone) {
       // Skipped without trying: says nothing new about the server's health, so the breaker is not told
       // (nor does it open and hide the down reason behind "circuit open").
-      moveOn(`server ${server.state}`, server.unavailable());
+      await moveOn(`server ${server.state}`, server.unavailable());
       continue;
     }
     if (!server.breaker.allow()) {
-      moveOn("circuit open", new CircuitOpenError(server.name, server.breaker.retryAfterMs()));
+      await moveOn("circuit open", new CircuitOpenError(server.name, server.breaker.retryAfterMs()));
       continue;
     }
     let client: McpClient;
@@ -83,7 +90,7 @@ export async function route<T>(
         client = await server.whenUp(Math.max(0, deadline - Date.now()), options.signal);
       } catch (error) {
         server.breaker.onFailure(error);
-        moveOn(`server ${server.state}`, asError(error));
+        await moveOn(`server ${server.state}`, asError(error));
         continue;
       }
     }
@@ -101,7 +108,7 @@ export async function route<T>(
         verdict = fallbackVerdict(error, { idempotent });
       }
       if (!verdict.move || next === undefined) throw withServer(error, server.name);
-      moveOn(verdict.reason, asError(error));
+      await moveOn(verdict.reason, asError(error));
     }
   }
   throw lastError

@@ -11,7 +11,8 @@ import { compose, phrase, short } from "./describe.js";
 import { SchemaDocument, layer, sameJson, type JsonSchema } from "./document.js";
 import { disjoint } from "./disjoint.js";
 import { mergeAllOf } from "./merge.js";
-import { CLOSED_UNSPECIFIED, labelledEnum, mergeRootAlternatives, strictObject, strictWithinLimits, takesNothing, withNull } from "./shape.js";
+import { enumNamesAsDescription, labelledEnum, withoutEmptyLabels } from "./labels.js";
+import { CLOSED_UNSPECIFIED, mergeRootAlternatives, strictObject, strictWithinLimits, takesNothing, withNull } from "./shape.js";
 import { GEMINI_RECURSION_DEPTH, isPortablePattern, profileFor, type SchemaTarget, type TargetProfile } from "./targets.js";
 import {
   ANNOTATION_ONLY,
@@ -110,8 +111,10 @@ export class Compiler {
     if (typeof input.$ref === "string") return this.reference(input, path);
     let node = Array.isArray(input.allOf) ? mergeAllOf(input, this.doc) : input;
     if (node.nullable === true && typeof node.type === "string") node = { ...node, type: [node.type, "null"] };
+    if ("enumNames" in node) node = enumNamesAsDescription(node);
+    if (Array.isArray(node.enum) && typeof node.description === "string") node = { ...node, description: withoutEmptyLabels(node.description, node.enum) };
     // Targets without oneOf/const would drop the labels of a titled enum: an enum, labels in the description.
-    if (this.profile.target !== "openai" && this.profile.target !== "anthropic") node = labelledEnum(node) ?? node;
+    if (!this.keepsTitles()) node = labelledEnum(node) ?? node;
     if (UNIONS.some((k) => Array.isArray(node[k]))) return this.union(node, path);
     return this.typed(node, path);
   }
@@ -236,6 +239,8 @@ export class Compiler {
       if (this.profile.strict || !this.profile.refs) this.describe("allOf", node.allOf, notes.notes, path);
       else out.allOf = (node.allOf as unknown[]).map((b, i) => this.node(b, `${path}.allOf[${i}]`));
     }
+    // A const option's title is its label (`oneOf` of `{ const, title }`): kept where the target takes titles.
+    if ("const" in node && typeof node.title === "string" && node.title.trim() !== "" && this.keepsTitles()) out.title = node.title;
     if (isArrayType) this.arrayKeywords(node, out, notes.notes, path);
     if (isObjectType) {
       const shaped = this.objectKeywords(node, out, notes.notes, path);
@@ -243,6 +248,11 @@ export class Compiler {
     }
     if (nullable) out = withNull(out, this.profile);
     return this.finish(out, compose(node.description, notes.notes), notes.kept);
+  }
+
+  /** Full JSON Schema targets take `title`; the others get labels as words (labels.ts). */
+  private keepsTitles(): boolean {
+    return this.profile.target === "openai" || this.profile.target === "anthropic";
   }
 
   private enumLike(out: JsonSchema, key: "enum" | "const", value: unknown, notes: string[], path: string): void {

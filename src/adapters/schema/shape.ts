@@ -34,6 +34,23 @@ export function withNull(schema: JsonSchema, profile: TargetProfile): JsonSchema
 export const CLOSED_UNSPECIFIED = "an object open to other keys (additionalProperties unspecified) is closed";
 
 /**
+ * The loss of making an optional property that already takes null and has no default required. The
+ * schema offers null as a value for "nothing here", and with no default there is no other meaning
+ * that leaving the key out could have: Apollo's MCP server spells GraphQL nullability as
+ * `anyOf: [T, null]` precisely so that clients that require every property can still send null. So
+ * `strict: "auto"` takes this loss as convertible too.
+ */
+export const NULL_FOR_ABSENT = "an optional property that already takes null can no longer be left out (null is sent instead)";
+
+/** Losses that `strict: "auto"` accepts: they name no value the model could mean and not send. */
+const AUTO_TOLERATED = [CLOSED_UNSPECIFIED, NULL_FOR_ABSENT];
+
+/** Whether `strict: "auto"` sends a schema with these losses strict. */
+export function strictForAuto(losses: readonly string[]): boolean {
+  return losses.every((loss) => AUTO_TOLERATED.some((tolerated) => loss.endsWith(`: ${tolerated}`)));
+}
+
+/**
  * OpenAI strict objects: closed, and every property required. An optional property becomes nullable
  * and the runners read its `null` as "left out". One that already took null keeps its meaning only
  * when null is also its default (Pydantic's `x: T | None = None`); otherwise leaving it out is lost.
@@ -47,9 +64,14 @@ export function strictObject(c: Compiler, node: JsonSchema, out: JsonSchema, pat
   for (const key of Object.keys(properties)) {
     if (required.includes(key)) continue;
     const original = source[key];
-    if (!c.doc.accepts(original, "null")) properties[key] = withNull(properties[key] as JsonSchema, c.profile);
-    else if (defaultOf(c.doc, original) !== null)
-      c.loss(`${path}.${key}`, "an optional property that already takes null can no longer be left out (null is sent instead)");
+    if (!c.doc.accepts(original, "null")) {
+      properties[key] = withNull(properties[key] as JsonSchema, c.profile);
+      continue;
+    }
+    const fallback = defaultOf(c.doc, original);
+    if (fallback === undefined) c.loss(`${path}.${key}`, NULL_FOR_ABSENT);
+    else if (fallback !== null)
+      c.loss(`${path}.${key}`, "an optional property with a default that already takes null can no longer be left out (null is sent, not the default)");
   }
   out.required = Object.keys(properties);
   out.additionalProperties = false;
@@ -146,32 +168,4 @@ export function takesNothing(root: JsonSchema): boolean {
   if (root.properties !== undefined && !(isObject(root.properties) && Object.keys(root.properties).length === 0)) return false;
   if (root.required !== undefined && !(isArray(root.required) && root.required.length === 0)) return false;
   return root.additionalProperties === undefined || root.additionalProperties === false;
-}
-
-const LABEL_KEYS = new Set(["const", "title", "description", "type"]);
-
-/**
- * A titled enum — `oneOf` (or `anyOf`) of `{ const, title }` with distinct values — as an `enum` with
- * the labels in the description (`"r": Red, "g": Green`): the same values, nothing lost. Undefined when
- * the node is not one.
- */
-export function labelledEnum(node: JsonSchema): JsonSchema | undefined {
-  const keyword = isArray(node.oneOf) ? "oneOf" : isArray(node.anyOf) ? "anyOf" : undefined;
-  if (keyword === undefined) return undefined;
-  const branches = node[keyword] as unknown[];
-  if (branches.length === 0 || !branches.every((b) => isObject(b) && Object.hasOwn(b, "const") && Object.keys(b).every((k) => LABEL_KEYS.has(k))))
-    return undefined;
-  const values = (branches as JsonSchema[]).map((b) => b.const);
-  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) return undefined;
-  const labels = (branches as JsonSchema[]).flatMap((b) => {
-    const label = typeof b.title === "string" ? b.title : typeof b.description === "string" ? b.description : undefined;
-    return label === undefined ? [] : [`${JSON.stringify(b.const)} = ${label}`];
-  });
-  const { [keyword]: _branches, ...rest } = node;
-  const out: JsonSchema = { ...rest, enum: values };
-  if (labels.length > 0) {
-    const described = typeof rest.description === "string" && rest.description.trim() !== "" ? `${rest.description.trim().replace(/\.$/, "")}. ` : "";
-    out.description = `${described}Values: ${labels.join(", ")}`;
-  }
-  return out;
 }

@@ -92,6 +92,7 @@ const PROFILES: Record<SchemaTarget, TargetProfile> = {
   },
   anthropic: { ...fullJsonSchema("anthropic") },
   gemini: {
+    // `default` too goes into the description: the @google/genai SDK refuses it for the Developer API.
     target: "gemini",
     refs: false,
     oneOf: false,

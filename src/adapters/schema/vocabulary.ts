@@ -1,6 +1,6 @@
 /** JSON Schema vocabulary the compiler reads, and small helpers to name schemas in prose. */
 import { isObject } from "../../util/guards.js";
-import { short } from "./describe.js";
+import { whole } from "./describe.js";
 import { typeOfValue, type JsonSchema } from "./document.js";
 
 /** The object keywords beyond `properties`, `required` and `additionalProperties`: targets differ on each. */
@@ -84,7 +84,7 @@ export function summary(schema: unknown): string {
   if (!isObject(schema)) return "any value";
   if (typeof schema.$ref === "string") return defName(schema.$ref);
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as unknown[]).map(summary).join(" or ");
-  if (Array.isArray(schema.enum)) return `one of ${(schema.enum as unknown[]).map((v) => short(v, 20)).join(", ")}`;
+  if (Array.isArray(schema.enum)) return `one of ${(schema.enum as unknown[]).map(whole).join(", ")}`;
   const type = typeList(schema.type);
   return type ? type.join(" or ") : "any value";
 }
