@@ -6,12 +6,19 @@
  * embedded once and kept while the text stays the same, so a `list_changed` embeds only what changed.
  */
 import { ConfigError } from "../jsonrpc/errors.js";
+import type { Tool } from "../client/types.js";
+import type { ToolSearchHit } from "./search-index.js";
 
 /** The application's embedding function: one vector per text, in order, all of one length. */
 export type EmbedFunction = (texts: string[]) => Promise<number[][]>;
 
 /** RRF's constant: the rank where a hit's weight has halved; 60 is the value the method was published with. */
 const RRF_K = 60;
+
+/** What a tool is embedded as: its name's words, title and description. */
+export function embeddingText(tool: Tool): string {
+  return [tool.name.replace(/[_\-.]+/g, " "), tool.title, tool.description].filter(Boolean).join(". ");
+}
 
 interface Embedded {
   text: string;
@@ -89,8 +96,28 @@ function cosine(a: Float64Array, b: Float64Array): number {
 }
 
 /** Reciprocal rank fusion of ranked id lists: ids with their fused score, best first. */
-export function fuseRanks(lists: ReadonlyArray<readonly string[]>): Array<{ id: string; score: number }> {
+function fuseRanks(lists: ReadonlyArray<readonly string[]>): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   for (const list of lists) list.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1)));
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The hybrid list: the full-text `hits` (past the cut-off) and the `nearest` ids by meaning, fused by
+ * RRF, at most `limit`; a tool both rank high comes first, one only meaning finds can still make it.
+ * `hitOf` gives the hit of a tool the full text did not find; `score` becomes the fused score.
+ */
+export function fuseHits(
+  hits: readonly ToolSearchHit[],
+  nearest: readonly string[],
+  limit: number,
+  hitOf: (name: string) => ToolSearchHit | undefined,
+): ToolSearchHit[] {
+  const byName = new Map(hits.map((hit) => [hit.name, hit]));
+  const fused: ToolSearchHit[] = [];
+  for (const { id, score } of fuseRanks([hits.map((hit) => hit.name), nearest]).slice(0, limit)) {
+    const hit = byName.get(id) ?? hitOf(id);
+    if (hit !== undefined) fused.push({ ...hit, score });
+  }
+  return fused;
 }

@@ -8,7 +8,7 @@
  */
 import { createActor, type Actor } from "xstate";
 import { readCatalogSnapshot, SnapshotWriter } from "../catalog/snapshot.js";
-import { EmbeddingIndex, fuseRanks, type EmbedFunction } from "../catalog/embedding-index.js";
+import { EmbeddingIndex, embeddingText, fuseHits, type EmbedFunction } from "../catalog/embedding-index.js";
 import {
   RELEVANCE_CUTOFF,
   ToolSearchIndex,
@@ -132,20 +132,9 @@ export class BoardCatalog {
     }
   }
 
-  /**
-   * The full-text hits (past the cut-off) and the `limit` nearest tools by meaning, fused by RRF: a tool
-   * both lists rank high comes first, one only meaning finds can still make the list.
-   */
   private async hybrid(embeddings: EmbeddingIndex, hits: ToolSearchHit[], query: string, limit: number): Promise<ToolSearchHit[]> {
     await embeddings.sync(this.embedDocuments);
-    const nearest = await embeddings.nearest(query, limit);
-    const byName = new Map(hits.map((hit) => [hit.name, hit]));
-    const fused: ToolSearchHit[] = [];
-    for (const { id, score } of fuseRanks([hits.map((hit) => hit.name), nearest]).slice(0, limit)) {
-      const hit = byName.get(id) ?? this.index.hitOf(id);
-      if (hit !== undefined) fused.push({ ...hit, score });
-    }
-    return fused;
+    return fuseHits(hits, await embeddings.nearest(query, limit), limit, (name) => this.index.hitOf(name));
   }
 
   /** Servers whose tools the index lacks and that are not up: down, restarting, still starting. */
@@ -273,11 +262,6 @@ export class BoardCatalog {
     this.awake.clear();
     await this.flush();
   }
-}
-
-/** What a tool is embedded as: its name's words, title and description. */
-function embeddingText(tool: Tool): string {
-  return [tool.name.replace(/[_\-.]+/g, " "), tool.title, tool.description].filter(Boolean).join(". ");
 }
 
 function stopped(supervisor: Actor<typeof supervisorMachine>): Promise<void> {
