@@ -1,9 +1,9 @@
 /**
- * The held-out query set for tool search: 126 task phrasings written before any change to the ranking,
- * and never used to tune it (no weight, term-table entry or threshold was chosen by looking at them).
- * Phrased as a user would ask, avoiding the tools' own words where a user would (a "ledger" for a list,
- * "wipe" for delete, "scrap" for void). The tuning half is test/catalog/queries.ts, which the paraphrase
- * table was fitted to before. test/catalog/held-out.test.ts holds a recall floor on this set, and
+ * The held-out query set for tool search: 126 task phrasings written before any change to the ranking
+ * and not used to tune it (docs/guide/catalogs.md says what was chosen how). Phrased as a user would
+ * ask, avoiding the tools' own words where a user would ("shelve" for archive, "wipe" for delete,
+ * "land the PR" for merge). The tuning half is test/catalog/queries.ts, which the paraphrase table was
+ * fitted to before. test/catalog/held-out.test.ts holds a recall floor on this set, and
  * bench/search-libraries.ts reports recall@5 and MRR on both halves.
  */
 import type { CatalogQuery } from "./queries.js";
