@@ -9,7 +9,8 @@
  *   the pinned tools) and the provider-neutral path (runAgent's `search_tools` and the pinned tools,
  *   in Chat Completions form). Three tools are pinned.
  * - Search latency p50/p99 over every query, many passes; index build time (median of 15 builds);
- *   recall@5 and MRR on the query set.
+ *   recall@5 and MRR on the tuning half (test/catalog/queries.ts) and the held-out half
+ *   (test/catalog/held-out-queries.ts), and the mean hits a search returns past the cut-off.
  * - Start of a Switchboard of 100 lazy stdio servers with a catalog snapshot (median of 7): nothing
  *   is spawned.
  *
@@ -24,7 +25,8 @@ import { ToolSearchIndex } from "../src/catalog/search-index.js";
 import { SEARCH_TOOL } from "../src/agents/deferred-tools.js";
 import type { Tool } from "../src/index.js";
 import { toAnthropicTools, toOpenAITools } from "../src/index.js";
-import { QUERIES, catalogServers } from "../test/catalog/queries.js";
+import { HELD_OUT_QUERIES } from "../test/catalog/held-out-queries.js";
+import { QUERIES, catalogServers, type CatalogQuery } from "../test/catalog/queries.js";
 import { machine, writeResult } from "./lib/results.js";
 import { Switchboard } from "./lib/runtime.js";
 
@@ -63,13 +65,21 @@ for (let i = 0; i < 15; i++) {
   buildMs.push(performance.now() - began);
 }
 const index = build();
-let found = 0;
-let reciprocal = 0;
-for (const { query, expected } of QUERIES) {
-  const rank = index.search(query, { limit: 10 }).findIndex((hit) => expected.includes(hit.name));
-  if (rank >= 0 && rank < 5) found++;
-  if (rank >= 0) reciprocal += 1 / (rank + 1);
+/** recall@5, MRR (first 10) and the mean hits a search with limit 5 returns (the cut-off drops weak ones). */
+function quality(queries: readonly CatalogQuery[]) {
+  let found = 0;
+  let reciprocal = 0;
+  let hits = 0;
+  for (const { query, expected } of queries) {
+    const rank = index.search(query, { limit: 10 }).findIndex((hit) => expected.includes(hit.name));
+    if (rank >= 0 && rank < 5) found++;
+    if (rank >= 0) reciprocal += 1 / (rank + 1);
+    hits += index.search(query, { limit: 5 }).length;
+  }
+  return { recall: found / queries.length, mrr: reciprocal / queries.length, hits: hits / queries.length };
 }
+const tuning = quality(QUERIES);
+const heldOut = quality(HELD_OUT_QUERIES);
 for (let i = 0; i < 3; i++) for (const { query } of QUERIES) index.search(query); // warm up
 const searchMs: number[] = [];
 for (let pass = 0; pass < 25; pass++) {
@@ -106,8 +116,6 @@ rmSync(dir, { recursive: true, force: true });
 // ---- report --------------------------------------------------------------------------------------------
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
-const recall = found / QUERIES.length;
-const mrr = reciprocal / QUERIES.length;
 const paths = [
   { path: "Anthropic (defer_loading + tool search)", eager: anthropicEager, deferred: anthropicDeferred },
   { path: "OpenAI Responses (namespaces + tool_search)", eager: responsesEager, deferred: responsesDeferred },
@@ -118,8 +126,11 @@ const rows: Array<Record<string, string | number>> = [
   { measure: "search p50 (ms)", value: round(quantile(searchMs, 0.5), 4) },
   { measure: "search p99 (ms)", value: round(quantile(searchMs, 0.99), 4) },
   { measure: "index build, median (ms)", value: round(quantile(buildMs, 0.5), 2) },
-  { measure: "recall@5", value: round(recall) },
-  { measure: "MRR", value: round(mrr) },
+  { measure: "recall@5, tuning half", value: round(tuning.recall) },
+  { measure: "MRR, tuning half", value: round(tuning.mrr) },
+  { measure: "recall@5, held-out half", value: round(heldOut.recall) },
+  { measure: "MRR, held-out half", value: round(heldOut.mrr) },
+  { measure: "hits per search (limit 5, cut-off 0.25), tuning / held-out", value: `${round(tuning.hits, 2)} / ${round(heldOut.hits, 2)}` },
   { measure: "start of 100 lazy servers, median (ms)", value: round(quantile(lazyMs, 0.5), 1), tools: lazyTools },
 ];
 console.table(rows);

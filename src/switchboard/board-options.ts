@@ -5,6 +5,7 @@
 import type { CallToolOptions } from "../client/client.js";
 import type { ClientOptions } from "../client/options.js";
 import { UrlPolicy, type UrlPolicyOptions } from "../auth/url-policy.js";
+import type { EmbedFunction } from "../catalog/embedding-index.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { Transport } from "../transports/transport.js";
 import { parseConfig, type LoadConfigOptions } from "./config.js";
@@ -73,6 +74,11 @@ export interface SwitchboardInit {
    * listing), so lazy servers' tools are known without starting them.
    */
   catalogFile?: string | undefined;
+  /**
+   * Your own embedding function, `(texts) => Promise<vectors>`: `searchTools` then fuses the full-text
+   * ranking with the nearest tools by meaning (reciprocal rank fusion). Each tool is embedded once.
+   */
+  embed?: EmbedFunction | undefined;
 }
 
 export interface BoardCallOptions extends CallToolOptions {

@@ -34,7 +34,7 @@ import { ToolIndex } from "./tool-index.js";
 import { StartWait } from "./start-wait.js";
 import { routedCall, type RoutingContext } from "./board-route.js";
 import { joinFleet, withConfigFleet, withFleetStore } from "./board-fleet.js";
-import { BoardCatalog, type ToolSearchHit, type ToolSearchOptions } from "./board-catalog.js";
+import { BoardCatalog, type ToolSearchOptions, type ToolSearchResults } from "./board-catalog.js";
 import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 import { fromEachServer } from "./board-lists.js";
 import { ToolChangedError, ToolPins } from "./tool-pins.js";
@@ -214,8 +214,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return [runtime, (await runtime.tools.refresh()) ?? []];
   }
 
-  /** The tools that match a task best, best first (board-catalog.ts); follows the servers' list changes. */
-  async searchTools(query: string, options?: ToolSearchOptions): Promise<ToolSearchHit[]> {
+  /** The tools that match a task best, best first, and (`unavailable`) the servers it could not see (board-catalog.ts). */
+  async searchTools(query: string, options?: ToolSearchOptions): Promise<ToolSearchResults> {
     return this.catalog.search(await this.listTools(), query, options);
   }
 
