@@ -79,7 +79,7 @@ const SHIPPED: Weights = {
 function miniSearch(): Engine {
   return {
     library: "MiniSearch",
-    setting: "as shipped: BM25, prefix (>= 4 chars), fuzzy 0.2 (>= 6 chars)",
+    setting: "as shipped: BM25, prefix (>= 3 chars), fuzzy 0.2 (>= 6 chars)",
     weights: SHIPPED,
     build(all) {
       const index = new ToolSearchIndex();

@@ -91,7 +91,7 @@ export class ToolSearchIndex {
         params: SEARCH_BOOSTS.params,
         serverText: SEARCH_BOOSTS.server,
       },
-      prefix: (term) => term.length >= 4,
+      prefix: (term) => term.length >= 3,
       fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
       combineWith: "OR",
     },
