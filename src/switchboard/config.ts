@@ -154,14 +154,18 @@ function fleetConfig(fleet: { redis?: string; prefix?: string }, context: CheckC
   return { redis: fleet.redis, ...(fleet.prefix !== undefined ? { prefix: fleet.prefix } : {}) };
 }
 
+/** Sockets beside an entry's `maxConcurrency` for the requests that are not calls. */
+const UNCOUNTED_REQUEST_SOCKETS = 2;
+
 /** What `connect()` needs from an entry. */
 export function targetOf(entry: ServerEntry): ConnectTarget {
   if (entry.type === "stdio") {
     return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
   }
   const auth = entry.auth ?? oauthProvider(entry);
-  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent).
-  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency } : {};
+  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent),
+  // and a few for the requests its limit does not count (list refreshes, pings), so they never make a call wait.
+  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency + UNCOUNTED_REQUEST_SOCKETS } : {};
   return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}), ...connections };
 }
 
