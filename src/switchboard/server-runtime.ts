@@ -87,6 +87,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     checkClientOptions(defaults, "client.");
     checkClientOptions(entry.client, "client.", entry.name);
     this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
+    // A variable its config needs is not set: down from the start, with the reason (never started).
+    if (entry.configError !== undefined) [this.state, this.downReason, this.lastError] = ["down", entry.configError.message, entry.configError];
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The handshake is bounded by the start deadline, not by the calls' timeout (a short --timeout must not fail a slow start).

@@ -126,7 +126,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (this.supervisor) return this.settledStart();
     const children: ChildSpec[] = [];
     for (const runtime of this.runtimes.values()) {
-      if (runtime.state === "disabled" || runtime.entry.lazy === true) continue;
+      if (runtime.state === "disabled" || runtime.entry.lazy === true || runtime.entry.configError !== undefined) continue;
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children, relay: (event) => this.onChildEvent(event) } });
