@@ -73,6 +73,17 @@ describe("errors that name the server", () => {
     expect(seen.join("\n")).toMatch(words);
   });
 
+  it("a call for a server still starting names it and its state when the call's time runs out", async () => {
+    const b = board({ servers: { quiet: { command: node, args: ["-e", "setInterval(() => {}, 1000)"], startTimeoutMs: 20_000 } } });
+    const starting = b.start();
+    const error = await b.callTool("quiet__anything", {}, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect(error).toMatchObject({ server: "quiet", state: "starting", delivered: false });
+    expect((error as Error).message).toMatch(/server "quiet" did not come up within \d+ ms \(starting\)/);
+    await b.stop();
+    await starting;
+  });
+
   it("a misspelt tool name gets the closest names, from the board and from the runners", async () => {
     const b = board({ servers: { inventory: { command: node, args: [echoServer] } } });
     await b.start();
