@@ -143,6 +143,7 @@ export type { ServerState } from "./switchboard/server-runtime.js";
 export type { WhileRestarting } from "./switchboard/router.js";
 export type { ToolFilter, FilterableTool } from "./switchboard/namespacing.js";
 export type { FromConfigOptions } from "./switchboard/board-options.js";
+export { ServerUnavailableError, UnknownToolError, type ServerUnavailableOptions } from "./switchboard/tool-errors.js";
 export { ToolChangedError, toolFingerprint, type PinToolsOption, type ToolChangedEvent } from "./switchboard/tool-pins.js";
 export type { PrincipalView } from "./switchboard/principal-view.js";
 export { principalStore, type PrincipalHeaders, type PrincipalSettings } from "./switchboard/principals.js";

@@ -10,10 +10,19 @@ import { compareCodeUnits, providerNames, type NameMap, type NameOptions, type N
 import type { PartOptions } from "./media.js";
 import { decodeArguments } from "./schema.js";
 import { budgetOf, checkMaxResultChars, cutResult } from "../switchboard/result-budget.js";
+import { closestNames, UnknownToolError } from "../switchboard/tool-errors.js";
 
 export interface ToolHost {
   listTools(): Promise<Tool[]>;
   callTool(name: string, args?: Record<string, unknown>, options?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Why a name the model was not offered cannot be called (a Switchboard's `missingTool`: a server that is not up is named). */
+  missingTool?(name: string, offered?: Iterable<string>): Error;
+}
+
+/** Why `name` is not among `offered`: the host's own words when it has them, else "did you mean" over `offered`. */
+export function missingToolError(host: object, name: string, offered: Iterable<string>): Error {
+  const explaining = host as ToolHost;
+  return typeof explaining.missingTool === "function" ? explaining.missingTool(name, offered) : new UnknownToolError(name, closestNames(name, offered));
 }
 
 export interface RunOptions extends NameOptions, Pick<PartOptions, "useStructuredContent"> {
@@ -85,8 +94,9 @@ export async function runProviderCall(host: ToolHost, providerName: string, args
   const runBudget = checkMaxResultChars(options.maxResultChars, "maxResultChars");
   try {
     const tools = await host.listTools();
-    mcpName = namesOf(tools, rule, options).toMcp.get(providerName);
-    if (mcpName === undefined) throw new McpError(`No tool named ${providerName} is available`);
+    const names = namesOf(tools, rule, options);
+    mcpName = names.toMcp.get(providerName);
+    if (mcpName === undefined) throw missingToolError(host, providerName, names.toMcp.keys());
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       throw new McpError(`Arguments for ${providerName} must be a JSON object, got ${args === null ? "null" : Array.isArray(args) ? "an array" : typeof args}`);
     }

@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { McpClient } from "../client/client.js";
 import type { CallToolResult } from "../client/types.js";
 import { McpError } from "../jsonrpc/errors.js";
-import type { ToolHost } from "../adapters/tool-runner.js";
+import { missingToolError, type ToolHost } from "../adapters/tool-runner.js";
 import type { FallbackEvent } from "../switchboard/events.js";
 import { parseQualified } from "../switchboard/namespacing.js";
 import { Switchboard } from "../switchboard/switchboard.js";
@@ -33,6 +33,8 @@ export interface HostView {
   /** The primary server and the tool's name there. */
   locate(name: string): { server: string | undefined; tool: string | undefined };
   call(name: string, args: Record<string, unknown>, options: Record<string, unknown>): Promise<HostCallOutcome>;
+  /** Why a name the model was not offered cannot be called (the runners' words: adapters/tool-runner.ts, missingToolError). */
+  missing?(name: string, offered: Iterable<string>): Error;
   /** Stops listening to the host. */
   dispose(): void;
 }
@@ -45,6 +47,12 @@ interface CallScope {
 const scopes = new AsyncLocalStorage<CallScope>();
 
 export function viewOf(host: AgentHost): HostView {
+  const view = baseView(host);
+  view.missing = (name, offered) => missingToolError(host, name, offered);
+  return view;
+}
+
+function baseView(host: AgentHost): HostView {
   if (host instanceof Switchboard) return boardView(host);
   if (host instanceof McpClient) {
     const server = () => host.serverInfo?.name;

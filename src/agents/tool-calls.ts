@@ -5,11 +5,12 @@
  * become error results, so the trace stays complete and can be continued.
  */
 import type { Tool } from "../client/types.js";
-import { parseArguments } from "../adapters/tool-runner.js";
+import { missingToolError, parseArguments } from "../adapters/tool-runner.js";
 import { decodeArguments } from "../adapters/schema.js";
 import { refusalOf, refusedResult, type ApprovalDecision } from "../switchboard/hooks.js";
 import { isObject } from "../util/guards.js";
 import { cutResult } from "../switchboard/result-budget.js";
+import { ServerUnavailableError } from "../switchboard/tool-errors.js";
 import { within, type AgentEvents, type ToolCallStart } from "./events.js";
 import type { HostCallOutcome, HostView } from "./host.js";
 import type { ToolCallRecord, ToolResultBlock, ToolUseBlock } from "./trace.js";
@@ -108,7 +109,11 @@ async function execute(
     failure,
     result: { type: "tool_result", toolUseId: use.id, content: [{ type: "text", text }], isError: true },
   });
-  if (tool === undefined) return errorResult("unknown_tool", `Error: No tool named ${use.name} is available`);
+  if (tool === undefined) {
+    const offered = context.tools.map((t) => t.name);
+    const missing = context.host.missing?.(use.name, offered) ?? missingToolError({}, use.name, offered);
+    return errorResult(missing instanceof ServerUnavailableError ? "failed" : "unknown_tool", `Error: ${missing.message}`);
+  }
   const input = argumentsOf(use);
   if (!input.ok) return errorResult("invalid_arguments", `Error: ${input.reason}`);
   const args = decodeArguments(tool.inputSchema, input.value) as Record<string, unknown>;

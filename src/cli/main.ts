@@ -114,17 +114,17 @@ export async function main(argv: string[], io: Output): Promise<number> {
     const concurrency = positiveInt(values.concurrency, "--concurrency") ?? 32;
     const json = values.json;
     const flags = { timeoutMs, startTimeoutMs: positiveInt(values["start-timeout"], "--start-timeout"), allowDown: values["allow-down"] };
-    const onBoard = (run: (board: Switchboard) => Promise<number>) => withBoard(values.config, flags, io, run);
+    const onBoard = (run: (board: Switchboard) => Promise<number>, onlyFor?: string) => withBoard(values.config, { ...flags, onlyFor }, io, run);
     switch (command) {
       case "tools":
         return await onBoard((board) => toolsCommand(board, io, values.json));
       case "call": {
         const [tool, args] = nameAndArgs(rest, "call", "tool", "tools");
-        return await onBoard((board) => callCommand(board, io, tool, args, values.json));
+        return await onBoard((board) => callCommand(board, io, tool, args, values.json), tool);
       }
       case "bench": {
         const [tool, args] = nameAndArgs(rest, "bench", "tool", "tools");
-        return await onBoard((board) => benchCommand(board, io, tool, args, { requests, concurrency, json }));
+        return await onBoard((board) => benchCommand(board, io, tool, args, { requests, concurrency, json }), tool);
       }
       case "resources":
         return await onBoard((board) => resourcesCommand(board, io, json));

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
+import { parseQualified } from "../switchboard/namespacing.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 import { stdoutNoiseHint, watchStdoutNoise } from "./stdout-noise.js";
@@ -14,10 +15,18 @@ export interface BoardFlags {
   startTimeoutMs?: number | undefined;
   /** Config warnings (keys of other hosts ignored), for stderr. */
   onWarning?: ((message: string) => void) | undefined;
+  /**
+   * call and bench: the qualified name they work on. Only its server and that server's fallbacks are
+   * started (a call from a 10-server config waited for all ten); a name with no configured server's
+   * prefix keeps them all, so the error can name the closest tools.
+   */
+  onlyFor?: string | undefined;
 }
 
 export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
-  const board = new Switchboard(await readBoardConfig(configPath, options));
+  const config = await readBoardConfig(configPath, options);
+  if (options.onlyFor !== undefined) keepServerOf(config, options.onlyFor);
+  const board = new Switchboard(config);
   watchStdoutNoise(board);
   await board.start();
   return board;
@@ -40,6 +49,13 @@ export async function readBoardConfig(configPath: string | undefined, options: B
     if (options.startTimeoutMs !== undefined) entry.startTimeoutMs = options.startTimeoutMs;
   }
   return config;
+}
+
+function keepServerOf(config: SwitchboardConfig, name: string): void {
+  const server = parseQualified(name, config.options.separator, new Set(Object.keys(config.servers)))?.server;
+  if (server === undefined) return;
+  const keep = new Set([server, ...config.servers[server]!.fallbacks]);
+  for (const other of Object.keys(config.servers)) if (!keep.has(other)) delete config.servers[other];
 }
 
 /** One line per server that is not up, so a command's output says why its tools are missing. */

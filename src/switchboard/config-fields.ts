@@ -333,6 +333,12 @@ export const TOP_LEVEL_FIELDS = fieldTable({
     description:
       "VS Code: values asked for once and used as ${input:id} in the servers' strings. Without an inputs handler (loadConfig's option), the value comes from the environment variable MCP_INPUT_<ID> (the id upper-cased, other characters as _).",
   },
+  /** An unset ${VAR} rejects the whole config; by default it fails only the server that needs it. */
+  strictEnv: {
+    check: { kind: "boolean" },
+    description:
+      "true: a ${VAR} whose variable is not set rejects the whole config. Default false: the server that needs it is down, with a reason naming the variable, and the others start.",
+  },
   /** Ignored; lets editors find a JSON schema. */
   $schema: { check: { kind: "string" }, description: "Ignored by the loader; lets editors find this schema." },
 });

@@ -12,9 +12,25 @@
  *   by a literal "${X}".
  */
 
+import { ConfigError, type ConfigErrorOptions } from "../jsonrpc/errors.js";
+
+/** A `${VAR}` whose variable is not set: without `strictEnv` it fails only its server (config.ts). */
+export class UnsetVariableError extends ConfigError {
+  constructor(
+    message: string,
+    readonly variable: string,
+    where: ConfigErrorOptions,
+  ) {
+    super(message, where);
+    this.name = "ConfigError"; // what it is to anyone who catches it: the subclass only tells config.ts apart
+  }
+}
+
+/** Where `${VAR}` values come from (`process.env` unless given). */
 export type Environment = Record<string, string | undefined>;
 
-export type SubstitutionResult = { ok: true; value: string } | { ok: false; message: string };
+/** A failure names the `variable` when it is one that is not set (config.ts fails only its server then). */
+export type SubstitutionResult = { ok: true; value: string } | { ok: false; message: string; variable?: string };
 
 const EXPRESSION = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([^]*))?$/;
 
@@ -60,6 +76,7 @@ export function substituteVariables(text: string, env: Environment): Substitutio
       return {
         ok: false,
         message: `environment variable ${name} is not set (use \${${name}:-default} to give a default)`,
+        variable: name,
       };
     } else {
       replacement = value;

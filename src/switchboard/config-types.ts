@@ -3,6 +3,7 @@
  * `mcpServers` JSON of Claude Desktop, Cursor, VS Code and friends, plus our extensions) and what
  * `loadConfig` returns (`SwitchboardConfig`: validated, variables substituted, defaults filled in).
  */
+import type { ConfigError } from "../jsonrpc/errors.js";
 import type { OAuthConfig } from "../auth/config.js";
 import type { BackoffPolicy } from "../supervisor/backoff.js";
 import type { AuthOption } from "../transports/auth.js";
@@ -72,6 +73,11 @@ interface ServerEntryCommon {
   lazy?: boolean;
   /** A lazy server stops after this many ms without calls. */
   idleMs?: number;
+  /**
+   * Set when the entry needs an environment variable that is not set (and `strictEnv` is off): the
+   * server stays down with this error's message as its reason; its values are kept as written.
+   */
+  configError?: ConfigError;
 }
 
 export interface StdioServerEntry extends ServerEntryCommon {

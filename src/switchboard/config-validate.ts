@@ -6,9 +6,9 @@
  * what was expected and what was found, and the closest known name for a misspelt field.
  */
 import { isAuthProvider } from "../auth/provider.js";
-import { ConfigError } from "../jsonrpc/errors.js";
+import { ConfigError, type ConfigErrorOptions } from "../jsonrpc/errors.js";
 import type { AuthOption } from "../transports/auth.js";
-import { substituteVariables, type Environment } from "./config-substitute.js";
+import { substituteVariables, UnsetVariableError, type Environment } from "./config-substitute.js";
 
 export type ServerKind = "stdio" | "remote";
 
@@ -126,11 +126,11 @@ export function formatPath(path: Path): string {
 }
 
 export function fail(context: CheckContext, path: Path, message: string): never {
-  throw new ConfigError(message, {
-    ...(context.file !== undefined ? { file: context.file } : {}),
-    ...(context.server !== undefined ? { server: context.server } : {}),
-    ...(path.length > 0 ? { field: formatPath(path) } : {}),
-  });
+  throw new ConfigError(message, locationOf(context, path));
+}
+function locationOf(context: CheckContext, path: Path): ConfigErrorOptions {
+  const field = path.length > 0 ? { field: formatPath(path) } : {};
+  return { ...(context.file !== undefined ? { file: context.file } : {}), server: context.server, ...field };
 }
 
 /** How a found value reads in a message: `the string "5000"`, `42`, `null`, `an array`, ... */
@@ -388,7 +388,10 @@ function checkString(value: string, spec: FieldSpec, path: Path, context: CheckC
   if (nonEmpty && value === "") fail(context, path, "expected a non-empty string, found an empty string");
   if (!spec.substitute || !context.substitute) return value;
   const result = substituteVariables(value, context.env);
-  if (!result.ok) fail(context, path, result.message);
+  if (!result.ok) {
+    const where = locationOf(context, path);
+    throw result.variable === undefined ? new ConfigError(result.message, where) : new UnsetVariableError(result.message, result.variable, where);
+  }
   if (nonEmpty && result.value === "") {
     fail(context, path, `expected a non-empty string, found an empty string (after substituting ${JSON.stringify(value)})`);
   }

@@ -47,7 +47,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { askInputs, fromHosts, type ConfigInputHandler } from "./config-hosts.js";
 import { parseJson } from "./config-json.js";
-import type { Environment } from "./config-substitute.js";
+import { UnsetVariableError, type Environment } from "./config-substitute.js";
 import { CONFIG_DEFAULTS, SERVER_FIELDS, SERVER_HINTS, SERVER_MAP_KEYS, TOP_LEVEL_FIELDS } from "./config-fields.js";
 import type {
   ConfigInput,
@@ -80,6 +80,11 @@ export interface LoadConfigOptions {
   inputs?: ConfigInputHandler;
   /** A config warning, such as another host's top-level keys being ignored. Default: `process.emitWarning`. */
   onWarning?: (message: string) => void;
+  /**
+   * An unset `${VAR}` rejects the whole config. Default: the file's `strictEnv`, else
+   * false: the server that needs the variable is down with a reason naming it, and the others start.
+   */
+  strictEnv?: boolean;
 }
 
 /** Reads and checks a config file, or checks a config object. Rejects with `ConfigError`. */
@@ -137,7 +142,8 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
   if (!isPlainObject(map)) fail(top, [mapKey], `expected an object of servers by name, found ${describeValue(map)}`);
 
   const names = Object.keys(map);
-  const entries = names.map((name) => parseServer(name, map[name], separator, { ...top, server: name }, options.baseDir));
+  const strictEnv = options.strictEnv ?? (file.strictEnv === undefined ? false : checkField(TOP_LEVEL_FIELDS, "strictEnv", file.strictEnv, top));
+  const entries = names.map((name) => parseServerOrDown(name, map[name], separator, { ...top, server: name }, options.baseDir, strictEnv));
   for (const entry of entries) checkFallbacks(entry, names, { ...top, server: entry.name });
 
   return {
@@ -154,14 +160,18 @@ function fleetConfig(fleet: { redis?: string; prefix?: string }, context: CheckC
   return { redis: fleet.redis, ...(fleet.prefix !== undefined ? { prefix: fleet.prefix } : {}) };
 }
 
+/** Sockets beside an entry's `maxConcurrency` for the requests that are not calls. */
+const UNCOUNTED_REQUEST_SOCKETS = 2;
+
 /** What `connect()` needs from an entry. */
 export function targetOf(entry: ServerEntry): ConnectTarget {
   if (entry.type === "stdio") {
     return { command: entry.command, args: entry.args, env: entry.env, ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}) };
   }
   const auth = entry.auth ?? oauthProvider(entry);
-  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent).
-  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency } : {};
+  // One connection per call the entry lets run at once (no pipelining: MCP POSTs are not idempotent),
+  // and a few for the requests its limit does not count (list refreshes, pings), so they never make a call wait.
+  const connections = Number.isFinite(entry.maxConcurrency) ? { connections: entry.maxConcurrency + UNCOUNTED_REQUEST_SOCKETS } : {};
   return { url: entry.url, type: entry.type, headers: entry.headers, ...(auth !== undefined ? { auth } : {}), ...connections };
 }
 
@@ -178,6 +188,20 @@ function oauthProvider(entry: ServerEntry & { oauth?: OAuthConfig }): AuthOption
 }
 
 // ---------------------------------------------------------------------------------------------------
+
+/**
+ * A server entry; one that needs a variable that is not set (and no `strictEnv`) is parsed as written,
+ * as a disabled one is, and carries the error: the board keeps it down with that reason.
+ */
+function parseServerOrDown(name: string, raw: unknown, separator: string, context: CheckContext, baseDir: string | undefined, strictEnv: boolean): ServerEntry {
+  try {
+    return parseServer(name, raw, separator, context, baseDir);
+  } catch (error) {
+    if (strictEnv || !(error instanceof UnsetVariableError) || !isPlainObject(raw) || raw.disabled === true) throw error;
+    const { lazy: _lazy, ...asWritten } = parseServer(name, { ...raw, disabled: true }, separator, context, baseDir);
+    return { ...asWritten, disabled: false, configError: error };
+  }
+}
 
 function parseServer(name: string, raw: unknown, separator: string, context: CheckContext, baseDir: string | undefined): ServerEntry {
   const problem = serverNameProblem(name, separator);

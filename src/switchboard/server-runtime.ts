@@ -10,10 +10,11 @@ import { createClient } from "../client/connect.js";
 import { checkClientOptions } from "../client/options-check.js";
 import type { ClientOptions } from "../client/options.js";
 import { ReadyGate } from "../connection/ready-gate.js";
-import { McpError, TransportError } from "../jsonrpc/errors.js";
+import { TransportError } from "../jsonrpc/errors.js";
 import type { ChildWork } from "../supervisor/child-machine.js";
 import { CircuitBreaker, type CircuitState, type CircuitStateChange } from "../supervisor/circuit-breaker.js";
 import { ConcurrencyLimiter } from "../supervisor/limiter.js";
+import { ServerUnavailableError } from "./tool-errors.js";
 import type { Transport } from "../transports/transport.js";
 import { targetOf } from "./config.js";
 import type { ServerEntry } from "./config-types.js";
@@ -86,6 +87,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     checkClientOptions(defaults, "client.");
     checkClientOptions(entry.client, "client.", entry.name);
     this.state = entry.disabled ? "disabled" : entry.lazy === true ? "idle" : "starting";
+    // A variable its config needs is not set: down from the start, with the reason (never started).
+    if (entry.configError !== undefined) [this.state, this.downReason, this.lastError] = ["down", entry.configError.message, entry.configError];
     // definedMembers: a server's `{ onSampling: undefined }` must not hide the board-wide handler.
     this.baseOptions = { ...defaults, ...definedMembers(entry.client), requestTimeoutMs: entry.requestTimeoutMs };
     // The handshake is bounded by the start deadline, not by the calls' timeout (a short --timeout must not fail a slow start).
@@ -338,14 +341,7 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.downReason = reason;
     if (error) this.lastError = error;
     if (!this.anyoneWaits()) return; // an error costs a stack trace: made only for someone to get it
-    const failure = new TransportError(
-      `server "${this.name}" is down: ${reason}${error && error.message !== reason ? ` (last error: ${error.message})` : ""}`,
-      {
-        cause: error,
-        delivered: false,
-        server: this.name,
-      },
-    );
+    const failure = this.unavailable();
     this.waiters?.rejectAll(failure);
     this.limiter.clear(failure);
   }
@@ -373,20 +369,16 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     if (this.state === "down" || this.state === "stopped" || this.state === "disabled") {
       return Promise.reject(this.unavailable());
     }
-    const error = () =>
-      new TransportError(`server "${this.name}" did not come up within ${timeoutMs} ms (${this.state})`, {
-        delivered: false,
-        server: this.name,
-        cause: this.lastError,
-      });
+    const error = () => this.unavailable(undefined, `did not come up within ${timeoutMs} ms (${this.state})`);
     // Bounded like the limiter's queue: a call storm for a server that is away must fail fast, not pile
     // up until each call's deadline.
     this.waiters ??= new ReadyGate({ waitingFor: `server "${this.name}" to come up`, server: this.name, limit: this.entry.maxQueue });
     return this.waiters.wait({ signal, timeout: { ms: timeoutMs, error } });
   }
 
-  unavailable(): McpError {
-    const why = this.state === "down" ? `down: ${this.downReason}` : this.state;
-    return new TransportError(`server "${this.name}" is ${why}`, { delivered: false, server: this.name, cause: this.lastError });
+  /** Why a call (for `tool`, when named) cannot run here now: the server, its state and its last error. */
+  unavailable(tool?: string, why?: string): ServerUnavailableError {
+    const { name: server, state, downReason: reason, lastError } = this;
+    return new ServerUnavailableError({ server, state, reason, lastError, tool, why });
   }
 }

@@ -8,7 +8,7 @@ import type { McpClient } from "../client/client.js";
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../client/types.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import type { LogParams } from "../connection/events.js";
-import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
+import { ConfigError, ProtocolError, type McpError } from "../jsonrpc/errors.js";
 import type { ChildEmitted, ChildSpec } from "../supervisor/child-machine.js";
 import { isIdempotentTool } from "../supervisor/routing.js";
 import { supervisorMachine } from "../supervisor/supervisor-machine.js";
@@ -26,7 +26,7 @@ import { loadConfig } from "./config.js";
 import type { ConfigInput, SwitchboardConfig } from "./config-types.js";
 import type { SwitchboardEvents } from "./events.js";
 import type { SwitchboardHooks } from "./hooks.js";
-import { applyToolFilter, isToolExposed, parseQualified, qualify } from "./namespacing.js";
+import { applyToolFilter, parseQualified, qualify } from "./namespacing.js";
 import type { IdempotenceLookup, WhileRestarting } from "./router.js";
 import { ServerRuntime, type RunnableEntry } from "./server-runtime.js";
 import { lookUpTool } from "./tool-lookup.js";
@@ -37,7 +37,8 @@ import { joinFleet, withConfigFleet, withFleetStore } from "./board-fleet.js";
 import { BoardCatalog, type ToolSearchOptions, type ToolSearchResults } from "./board-catalog.js";
 import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 import { fromEachServer } from "./board-lists.js";
-import { ToolChangedError, ToolPins } from "./tool-pins.js";
+import { ToolPins } from "./tool-pins.js";
+import { missingTool, resolveTool, type ToolNames } from "./tool-resolve.js";
 import { checkMaxResultChars } from "./result-budget.js";
 import type { UrlPolicy } from "../auth/url-policy.js";
 import { checkPrincipal, PrincipalClients } from "./principals.js";
@@ -63,6 +64,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly maxResultChars: number | undefined;
   private readonly principals: PrincipalClients;
   private readonly urlPolicy: UrlPolicy;
+  private readonly names: ToolNames; // what tool-resolve.ts needs of the board
   /** What routedCall (board-route.ts) needs of the board, made once. */
   private readonly routing: RoutingContext = {
     hooks: () => this.hooks,
@@ -99,6 +101,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
         (server) => this.readmit(server),
       );
     this.catalog = new BoardCatalog(this.runtimes, { ...settings, separator: this.separator }, (e) => this.onChildEvent(e), this);
+    this.names = { separator: this.separator, runtimes: this.runtimes, toolIndex: this.toolIndex, pins: this.pins };
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
     this.urlPolicy = client.urlPolicy; // its OAuth agents' sockets are closed with the board
@@ -123,7 +126,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     if (this.supervisor) return this.settledStart();
     const children: ChildSpec[] = [];
     for (const runtime of this.runtimes.values()) {
-      if (runtime.state === "disabled" || runtime.entry.lazy === true) continue;
+      if (runtime.state === "disabled" || runtime.entry.lazy === true || runtime.entry.configError !== undefined) continue;
       children.push({ name: runtime.name, work: runtime.work, restart: runtime.entry.restart, startTimeoutMs: this.startTimeoutOf(runtime) });
     }
     const supervisor = createActor(supervisorMachine, { input: { children, relay: (event) => this.onChildEvent(event) } });
@@ -243,30 +246,21 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   }
 
   private async routedTool(name: string, args: Record<string, unknown> | undefined, options: BoardCallOptions): Promise<CallToolResult> {
-    const { runtime, toolName } = this.resolveTool(name);
+    const { runtime, toolName } = resolveTool(this.names, name, options.principal !== undefined);
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
       options.idempotent ?? (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
     return routedCall(this.routing, "tools/call", name, args, runtime, idempotent, options, this.principals.sender(toolName, args, options), toolName);
   }
 
-  private resolveTool(name: string): { runtime: ServerRuntime; toolName: string } {
-    const known = this.toolIndex.get(name);
-    const parsed = known ? { server: known.runtime.name, tool: known.name } : parseQualified(name, this.separator, this.runtimes);
-    if (!parsed) {
-      throw new ProtocolError(
-        `Unknown tool "${name}": expected "<server>${this.separator}<tool>" with one of the servers ${[...this.runtimes.keys()].join(", ")}`,
-        -32602,
-      );
-    }
-    const runtime = this.runtime(parsed.server);
-    if (this.pins?.isHeld(runtime.name, parsed.tool)) throw new ToolChangedError(name, runtime.name);
-    // The aggregated index first: no scan of the server's list on the hot path once listTools() ran.
-    const tool = known?.tool ?? runtime.tools.find(parsed.tool);
-    if (!isToolExposed(tool ?? { name: parsed.tool }, runtime.entry.tools)) {
-      throw new ProtocolError(`Tool "${name}" is not exposed: server "${runtime.name}" filters it out (tools.only / tools.except)`, -32602);
-    }
-    return { runtime, toolName: parsed.tool };
+  /**
+   * Why `name` cannot be called, in the words a model reads: its server is not up (a
+   * ServerUnavailableError naming it, its state and last error), or no such tool (an UnknownToolError
+   * with the closest of `offered`, else of the listed names). The runners and runAgent ask it for a
+   * name the model was not offered.
+   */
+  missingTool(name: string, offered?: Iterable<string>): McpError {
+    return missingTool(this.names, name, offered);
   }
 
   /** Accepts the changed definition of a quarantined tool (`toolChanged`); false when it was not held. */

@@ -26,6 +26,11 @@ export class ToolIndex {
     return this.byName.get(name);
   }
 
+  /** Every qualified name listed (for "did you mean"). */
+  names(): IterableIterator<string> {
+    return this.byName.keys();
+  }
+
   /** `runtime` listed `tools`, replacing `previous`: its entries follow (filtered tools are left out). */
   replace(runtime: ServerRuntime, tools: readonly Tool[], previous: readonly Tool[] | undefined): void {
     if (previous !== undefined) {

@@ -10,14 +10,12 @@
  * timed out or was cancelled can be dropped with its socket (`abandon`): a hung server must not keep the
  * pool busy. Same-origin 307/308 redirects are followed and the final URL kept.
  */
-import type { Pool } from "undici";
 import { ConnectionClosedError, SessionExpiredError, StreamLostError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/messages.js";
 import { FramingError } from "../framing/errors.js";
 import type { OversizeFrameError } from "../framing/oversize.js";
 import type { BackoffPolicy } from "../util/backoff.js";
 import {
-  createPool,
   discard,
   followRedirects,
   headerValue,
@@ -33,6 +31,7 @@ import {
 } from "./http-client.js";
 import type { StreamableHttpOptions } from "./streamable-http-options.js";
 import { authPerRequest, authorizedRequest, ownCredential } from "./http-auth.js";
+import { HttpPools } from "./http-pools.js";
 import { HttpSession } from "./http-session.js";
 import { answers, deliver, deliverJsonBody } from "./deliver.js";
 import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
@@ -45,9 +44,6 @@ import { requestIdOf, type SendOptions, type Transport, type TransportSink } fro
 export type { HeaderProvider } from "./auth.js";
 export type { StreamableHttpOptions } from "./streamable-http-options.js";
 
-/** Sockets for POSTs that carry no request, and the DELETE: apart, so a server sitting on them never starves requests. */
-const SIDE_SOCKETS = 8;
-
 type StreamSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge">;
 
 export class StreamableHttpTransport implements Transport {
@@ -59,8 +55,7 @@ export class StreamableHttpTransport implements Transport {
   readonly identity: string;
   private abortCancels = false;
   private sink: TransportSink | undefined;
-  private readonly pool: Pool;
-  private readonly sidePool: Pool;
+  private readonly pools: HttpPools;
   private readonly options: StreamableHttpOptions;
   private readonly maxMessageBytes: number;
   private readonly backoff: BackoffPolicy;
@@ -83,15 +78,14 @@ export class StreamableHttpTransport implements Transport {
     this.url = new URL(options.url);
     this.endpoint = this.url;
     this.identity = `http:${this.url.origin}${this.url.pathname}`;
-    this.pool = createPool(this.url, options.maxSockets, options.urlPolicy);
-    this.sidePool = createPool(this.url, SIDE_SOCKETS, options.urlPolicy);
+    this.pools = new HttpPools(this.url, options.maxSockets, options.urlPolicy);
     this.maxMessageBytes = messageLimit(options.maxMessageBytes);
     const { initialMs, maxMs } = options.resumeBackoff ?? { initialMs: 100, maxMs: 5000 };
     this.backoff = { initialMs, maxMs, factor: 2, jitter: 0 };
     this.session = new HttpSession(options.headers, options.auth);
     this.authPerRequest = authPerRequest(options.auth);
     this.poster = {
-      pool: this.pool,
+      pool: this.pools.requests,
       exchanges: this.exchanges,
       maxMessageBytes: this.maxMessageBytes,
       target: this,
@@ -176,9 +170,9 @@ export class StreamableHttpTransport implements Transport {
     if (requestId !== undefined) this.exchanges.open(requestId);
     try {
       const headers = this.session.headers({ "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers });
-      const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, pool: this.pool };
+      const request: HttpRequestOptions = { method: "POST", url: this.endpoint, headers, body: JSON.stringify(message), signal, pool: this.pools.requests };
       if (requestId !== undefined) request.onRequest = (http) => this.exchanges.keep(requestId, http);
-      else Object.assign(request, { pool: this.sidePool, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
+      else Object.assign(request, { pool: this.pools.side, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
       const auth = options.auth === undefined ? this.options.auth : ownCredential(headers, options.auth);
       const response = authPerRequest(auth) ? await authorizedRequest(auth, this.url, request, this.moved) : await httpRequest(request);
       await this.answer(response, requestId, request, options.resumable !== false);
@@ -278,7 +272,7 @@ export class StreamableHttpTransport implements Transport {
       url: this.endpoint,
       headers,
       signal,
-      pool: this.pool,
+      pool: this.pools.requests,
       onRequest: (http) => this.exchanges.keep(requestId, http),
     };
     const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
@@ -345,7 +339,7 @@ export class StreamableHttpTransport implements Transport {
         url: this.endpoint,
         headers: this.session.headers(extra),
         signal: exchange.signal,
-        pool: this.pool,
+        pool: this.pools.stream,
       };
       const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
       const status = response.statusCode ?? 0;
@@ -385,14 +379,14 @@ export class StreamableHttpTransport implements Transport {
         method: "DELETE",
         url: this.endpoint,
         headers: this.session.headers({}),
-        pool: this.sidePool,
+        pool: this.pools.side,
         timeoutMs: this.options.deleteTimeoutMs ?? 2000,
       })
         .then(discard)
         .catch(() => {});
       this.session.id = undefined;
     }
-    await Promise.all([this.pool.destroy(), this.sidePool.destroy()]);
+    await this.pools.destroy();
     const sink = this.sink;
     this.sink = undefined;
     sink?.close();

@@ -57,7 +57,7 @@ describe("observe(board)", () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => b.callTool("echo__echo", { text: `hello ${i}` })));
     await b.callTool("echo__fail");
     await expect(b.callTool("echo__slow", { ms: 5000 }, { timeoutMs: 50 })).rejects.toThrow();
-    await expect(b.callTool("nobody__x")).rejects.toThrow(/Unknown tool/);
+    await expect(b.callTool("nobody__x")).rejects.toThrow(/No tool named nobody__x/);
     const snapshot = observer.snapshot();
     const echo = snapshot.servers.find((s) => s.name === "echo")!;
     expect(echo.stats.total).toBe(22);

@@ -45,6 +45,6 @@ describe("substituteVariables", () => {
       'invalid substitution "${A:-${B}": expected ${NAME} or ${NAME:-default}, where NAME is letters, digits and _ (write "$${" for a literal "${")',
     ],
   ])("%j fails: %s", (text, message) => {
-    expect(substituteVariables(text, env)).toEqual({ ok: false, message });
+    expect(substituteVariables(text, env)).toMatchObject({ ok: false, message });
   });
 });

@@ -26,7 +26,9 @@ function writeConfig(name: string, content: unknown): string {
 /** The ConfigError `parseConfig` throws for `input`, labelled as coming from mcp.json. */
 function errorFor(input: unknown, env: Record<string, string | undefined> = {}): ConfigError {
   try {
-    parseConfig(input, { file: "mcp.json", env });
+    // strictEnv: an unset variable is an error here, as the table says (without it only its server is
+    // down: test/switchboard/config-env.test.ts).
+    parseConfig(input, { file: "mcp.json", env, strictEnv: true });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return error as ConfigError;
@@ -160,7 +162,7 @@ describe("loadConfig from a file", () => {
 
   it("names the file in validation errors too", async () => {
     const path = writeConfig("missing-var.json", servers({ github: stdio({ env: { GITHUB_TOKEN: "${GITHUB_TOKEN}" } }) }));
-    await expect(loadConfig(path, { env: {} })).rejects.toHaveProperty(
+    await expect(loadConfig(path, { env: {}, strictEnv: true })).rejects.toHaveProperty(
       "message",
       `${path}, server "github", field "env.GITHUB_TOKEN": environment variable GITHUB_TOKEN is not set (use \${GITHUB_TOKEN:-default} to give a default)`,
     );

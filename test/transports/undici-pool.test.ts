@@ -56,9 +56,9 @@ describe("Streamable HTTP on undici", () => {
     await waitFor(() => server.openSockets() === 0, 2000);
   });
 
-  it("a Switchboard entry's maxConcurrency sizes its pool; an unlimited one keeps the default", () => {
+  it("a Switchboard entry's maxConcurrency sizes its pool, with 2 sockets for requests that are not calls; an unlimited one keeps the default", () => {
     const { servers } = parseConfig({ mcpServers: { a: { url: "http://127.0.0.1:9/mcp", maxConcurrency: 3 }, b: { url: "http://127.0.0.1:9/mcp" } } });
-    expect(targetOf(servers.a)).toMatchObject({ connections: 3 });
+    expect(targetOf(servers.a)).toMatchObject({ connections: 5 });
     expect(targetOf(servers.b)).not.toHaveProperty("connections");
   });
 

@@ -1,0 +1,103 @@
+/**
+ * Errors name the server (src/switchboard/tool-errors.ts, tool-resolve.ts): a call for a tool of a
+ * server that never came up (the real filesystem server given a directory that does not exist) rejects
+ * with a ServerUnavailableError naming the server, its state and its last words on stderr, though no
+ * list ever named the tool; the runners and runAgent give the model the same words. A misspelt name
+ * gets the closest names.
+ */
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import {
+  runAgent,
+  runAnthropicToolUse,
+  runGeminiFunctionCall,
+  runOpenAIToolCall,
+  ServerUnavailableError,
+  UnknownToolError,
+  type AgentModel,
+  type Switchboard,
+} from "../../src/index.js";
+import { boardsAfterEach, echoServer, node } from "./board-helpers.js";
+
+const board = boardsAfterEach();
+const require = createRequire(import.meta.url);
+const filesystem = require.resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
+const noRestart = { maxRestarts: 0, withinMs: 10_000, backoff: { initialMs: 20, maxMs: 20, factor: 1, jitter: 0 } };
+
+async function boardWithBrokenFs(): Promise<Switchboard> {
+  const b = board({
+    servers: {
+      fs: { command: node, args: [filesystem, "/no/such/dir/for/mcp-switchboard"], restart: noRestart },
+      echo: { command: node, args: [echoServer] },
+    },
+  });
+  await b.start();
+  expect(b.status().fs.state).toBe("down");
+  return b;
+}
+
+/** One model turn that calls `name`, then stops: what the model read comes back in `seen`. */
+function callingModel(name: string): { model: AgentModel; seen: string[] } {
+  const seen: string[] = [];
+  let turn = 0;
+  const model: AgentModel = async (request) => {
+    if (turn++ === 0) return { message: { role: "assistant", content: [{ type: "tool_use", id: "1", name, input: {} }] }, stopReason: "tool_use" };
+    for (const message of request.messages)
+      for (const block of message.content) if (block.type === "tool_result") seen.push(...block.content.map((part) => (part.type === "text" ? part.text : "")));
+    return { message: { role: "assistant", content: [{ type: "text", text: "ok" }] }, stopReason: "end" };
+  };
+  return { model, seen };
+}
+
+describe("errors that name the server", () => {
+  it("a call for a server that never came up names it, its state and its stderr, in the board and in every runner", async () => {
+    const b = await boardWithBrokenFs();
+    const error = await b.callTool("fs__read_text_file", { path: "/tmp/x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    const unavailable = error as ServerUnavailableError;
+    expect(unavailable).toMatchObject({ server: "fs", state: "down", delivered: false });
+    expect(unavailable.message).toMatch(/server "fs" is down/);
+    expect(unavailable.lastError).toMatch(/None of the specified directories are accessible/);
+    expect(unavailable.message).toMatch(/None of the specified directories are accessible/);
+
+    // The model reads the same words from every runner, though no tool list ever named the tool.
+    const words = /fs__read_text_file cannot run: server "fs" is down.*None of the specified directories are accessible/s;
+    const openai = await runOpenAIToolCall(b, { id: "c1", type: "function", function: { name: "fs__read_text_file", arguments: "{}" } });
+    expect(openai.content).toMatch(words);
+    const anthropic = await runAnthropicToolUse(b, { type: "tool_use", id: "t1", name: "fs__read_text_file", input: {} });
+    expect(JSON.stringify(anthropic.content)).toMatch(/server \\"fs\\" is down/);
+    const gemini = await runGeminiFunctionCall(b, { name: "fs__read_text_file", args: {} });
+    expect(JSON.stringify(gemini)).toMatch(/server \\"fs\\" is down/);
+    const { model, seen } = callingModel("fs__read_text_file");
+    await runAgent({ model, host: b, messages: [{ role: "user", content: [{ type: "text", text: "read" }] }] });
+    expect(seen.join("\n")).toMatch(words);
+  });
+
+  it("a call for a server still starting names it and its state when the call's time runs out", async () => {
+    const b = board({ servers: { quiet: { command: node, args: ["-e", "setInterval(() => {}, 1000)"], startTimeoutMs: 20_000 } } });
+    const starting = b.start();
+    const error = await b.callTool("quiet__anything", {}, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect(error).toMatchObject({ server: "quiet", state: "starting", delivered: false });
+    expect((error as Error).message).toMatch(/server "quiet" did not come up within \d+ ms \(starting\)/);
+    await b.stop();
+    await starting;
+  });
+
+  it("a misspelt tool name gets the closest names, from the board and from the runners", async () => {
+    const b = board({ servers: { inventory: { command: node, args: [echoServer] } } });
+    await b.start();
+    await b.listTools();
+    const error = await b.callTool("inventory__ech", { text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownToolError);
+    expect((error as UnknownToolError).suggestions[0]).toBe("inventory__echo");
+    expect((error as Error).message).toMatch(/did you mean "inventory__echo"/);
+    // A name with no configured server's prefix still gets suggestions.
+    expect(((await b.callTool("inventry__echo").catch((e: unknown) => e)) as UnknownToolError).suggestions).toEqual(["inventory__echo"]);
+    const openai = await runOpenAIToolCall(b, { id: "c1", type: "function", function: { name: "inventory__ech", arguments: "{}" } });
+    expect(openai.content).toMatch(/did you mean "inventory__echo"/);
+    const { model, seen } = callingModel("inventory__ech");
+    await runAgent({ model, host: b, messages: [{ role: "user", content: [{ type: "text", text: "echo" }] }] });
+    expect(seen.join("\n")).toMatch(/did you mean "inventory__echo"/);
+  });
+});
