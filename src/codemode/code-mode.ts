@@ -14,7 +14,8 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { display, isObject } from "../util/guards.js";
 import { bridge, type CodeCall } from "./bridge.js";
 import { declarationsOf, type ServerTools } from "./declarations.js";
-import { runInEngine, type EngineOutcome } from "./engine.js";
+import type { EngineOutcome } from "./engine.js";
+import { defaultWorkers, sharedPool, type EnginePool } from "./pool.js";
 import type { CodeModeEvents } from "./events.js";
 import { stripTypes } from "./strip.js";
 
@@ -22,9 +23,14 @@ export const RUN_CODE = "run_code";
 
 /** Limits and settings of `codeMode(board, options)`; every limit applies per run. */
 export interface CodeModeOptions {
-  /** Wall time per run, waiting on tools included (default 30 000). */
+  /**
+   * Worker threads the runs execute in, one run per worker at a time; a run waits for a free one
+   * (default: one per core, at least 2). Code modes asking for the same number share the workers.
+   */
+  workers?: number | undefined;
+  /** Wall time per run, waiting on tools included (default 30 000): even a busy loop ends then. */
   timeoutMs?: number | undefined;
-  /** The engine's heap per run (default 64 MiB). */
+  /** The engine's heap per run (default 64 MiB): its WebAssembly memory cannot grow past 16 MiB more than this. */
   memoryLimitBytes?: number | undefined;
   /** The engine's stack per run (default 256 KiB): deep recursion ends in an `InternalError: stack overflow`. */
   maxStackBytes?: number | undefined;
@@ -79,6 +85,7 @@ const DEFAULTS = { timeoutMs: 30_000, memoryLimitBytes: 64 * 1024 * 1024, maxSta
 /** Code mode over one board: see `codeMode`. */
 export class CodeMode {
   private readonly limits: typeof DEFAULTS;
+  private readonly pool: EnginePool;
   private cached: { from: readonly Tool[]; listing: Listing } | undefined;
 
   constructor(
@@ -87,6 +94,7 @@ export class CodeMode {
     private readonly options: CodeModeOptions = {},
   ) {
     this.limits = checkLimits(options);
+    this.pool = sharedPool(checkWorkers(options.workers));
   }
 
   /** The TypeScript declarations of `tools`, one object per server, for the tools the filter lets through. */
@@ -137,7 +145,7 @@ export class CodeMode {
       events: this.options.events,
       calls,
     });
-    const run = () => runInEngine(stripped.code, listing.catalog, hostCall, limits, controller.signal);
+    const run = () => this.pool.run({ code: stripped.code, catalog: listing.catalog, hostCall, limits, signal: controller.signal });
     try {
       const { outcome, logs } = this.options.events?.around ? await this.options.events.around({ kind: "run", source }, run) : await run();
       if (!outcome.ok) return { value: null, logs, calls, error: errorOf(outcome) };
@@ -218,6 +226,12 @@ export function resultFor(out: CodeRunResult): CallToolResult {
   else parts.push(typeof out.value === "string" ? out.value : JSON.stringify(out.value));
   if (out.logs.length > 0) parts.push(`Logs:\n${out.logs.join("\n")}`);
   return { isError: out.error !== undefined, content: [{ type: "text", text: parts.join("\n\n") }] };
+}
+
+function checkWorkers(workers: unknown): number {
+  if (workers === undefined) return defaultWorkers();
+  if (typeof workers === "number" && Number.isInteger(workers) && workers >= 1 && workers <= 256) return workers;
+  throw new ConfigError(`expected a whole number from 1 to 256, found ${display(workers)}`, { field: "workers" });
 }
 
 function checkLimits(options: CodeModeOptions): typeof DEFAULTS {
