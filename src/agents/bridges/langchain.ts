@@ -71,13 +71,11 @@ export async function toLangChainTools(host: ToolHost, options: LangChainToolsOp
 /** Each deferred array's loader: any host tool by its exact name, appended to the array on first use. */
 const loaders = new WeakMap<readonly DynamicStructuredTool[], (name: string) => DynamicStructuredTool | undefined>();
 
-/** What `deferredToolsMiddleware` hands the model call and the tool call (LangChain's request shapes, as far as used here). */
-interface ModelRequest {
-  tools: unknown[];
-}
-interface ToolCallRequest {
-  toolCall: { name: string };
-  tool?: unknown;
+/** A `createAgent` middleware (LangChain's request shapes, as far as used here). */
+export interface DeferredToolsMiddleware {
+  readonly name: string;
+  wrapModelCall<R extends { tools: unknown[] }, T>(request: R, handler: (request: R) => T): T;
+  wrapToolCall<R extends { toolCall: { name: string }; tool?: unknown }, T>(request: R, handler: (request: R) => T): T;
 }
 
 /**
@@ -86,15 +84,15 @@ interface ToolCallRequest {
  * exact name that was not offered runs that tool and loads it, as in `runAgent`. Pass it in
  * `createAgent({ tools, middleware: [deferredToolsMiddleware(tools)] })`.
  */
-export function deferredToolsMiddleware(tools: readonly DynamicStructuredTool[]) {
+export function deferredToolsMiddleware(tools: readonly DynamicStructuredTool[]): DeferredToolsMiddleware {
   const loader = loaders.get(tools);
   if (loader === undefined) throw new ConfigError('expected the array toLangChainTools returned with toolLoading: "deferred"', { field: "tools" });
   return {
     // The brand LangChain's createMiddleware puts on a middleware (a registered symbol), so this entry needs only @langchain/core.
     [Symbol.for("AgentMiddleware")]: true,
     name: "DeferredTools",
-    wrapModelCall: <R extends ModelRequest, T>(request: R, handler: (request: R) => T): T => handler({ ...request, tools: [...tools] }),
-    wrapToolCall: <R extends ToolCallRequest, T>(request: R, handler: (request: R) => T): T =>
+    wrapModelCall: (request, handler) => handler({ ...request, tools: [...tools] }),
+    wrapToolCall: (request, handler) =>
       handler({ ...request, tool: request.tool ?? tools.find((tool) => tool.name === request.toolCall.name) ?? loader(request.toolCall.name) }),
   };
 }
