@@ -42,7 +42,7 @@ export interface BridgePlan {
 
 export async function bridgePlan(host: ToolHost, options: BridgeCodeModeOptions & NameOptions): Promise<BridgePlan> {
   const pinned = pinnedToolsOf(options);
-  const code = codeModeOf(host, options.codeMode);
+  const code = codeModeOf(host, options.codeMode, pinned !== undefined);
   const board = orderedTools(await host.listTools(), "openai", options).map(({ tool, name }) => ({ host, tool, name }));
   if (pinned === undefined) {
     if (code === undefined) return { offered: board };
@@ -67,10 +67,12 @@ export async function bridgePlan(host: ToolHost, options: BridgeCodeModeOptions 
   };
 }
 
-function codeModeOf(host: ToolHost, option: unknown): ReturnType<typeof codeMode> | undefined {
+function codeModeOf(host: ToolHost, option: unknown, deferred: boolean): ReturnType<typeof codeMode> | undefined {
   if (option === undefined || option === false) return undefined;
   if (option !== true && !isObject(option)) throw new ConfigError(`expected true, false or code mode's options, found ${typeof option}`, { field: "codeMode" });
   if (!(host instanceof Switchboard))
     throw new ConfigError("code mode needs a Switchboard as the host (its calls go through the board)", { field: "codeMode" });
-  return codeMode(host, option === true ? {} : (option));
+  const settings: CodeModeOptions = option === true ? {} : option;
+  // Deferred: the model searches anyway, so run_code's description names only the servers.
+  return codeMode(host, { ...settings, toolIndex: settings.toolIndex ?? (deferred ? "servers" : undefined) });
 }

@@ -43,7 +43,9 @@ export function agentTools(
     throw new ConfigError("code mode needs a Switchboard as the host (its calls go through the board)", { field: "codeMode" });
   }
   const settings: AgentCodeModeOptions = option === true ? {} : option;
-  const code = codeMode(host, { ...settings, callOptions: settings.callOptions ?? callOptions });
+  // Deferred: the model searches anyway, so run_code's description names only the servers.
+  const toolIndex = settings.toolIndex ?? (deferred ? "servers" : undefined);
+  const code = codeMode(host, { ...settings, toolIndex, callOptions: settings.callOptions ?? callOptions });
   const pinned = new Set(settings.pinned ?? []);
   let cached: { from: readonly Tool[]; own: readonly Tool[]; tools: Tool[] } | undefined;
   // Deferred: every tool is listed (DeferredTools offers what is pinned or loaded, and runs an exact-name

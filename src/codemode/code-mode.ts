@@ -15,7 +15,7 @@ import { asError, display, isObject } from "../util/guards.js";
 import { searchArguments, SEARCH_TOOL_NAME } from "../adapters/deferred.js";
 import { bridge, type CodeCall } from "./bridge.js";
 import { declarationsOf, type ServerTools } from "./declarations.js";
-import { CODE_SEARCH_TOOL, declarationsFound, RUN_CODE, runCodeTool } from "./discovery.js";
+import { CODE_SEARCH_TOOL, declarationsFound, RUN_CODE, runCodeTool, type ToolIndex } from "./discovery.js";
 import type { EngineOutcome } from "./engine.js";
 import { defaultWorkers, sharedPool, type EnginePool } from "./pool.js";
 import type { CodeModeEvents } from "./events.js";
@@ -30,6 +30,12 @@ export interface CodeModeOptions {
    * (default: one per core, at least 2). Code modes asking for the same number share the workers.
    */
   workers?: number | undefined;
+  /**
+   * How much of the catalog `run_code`'s description carries (at most 8,000 characters): `"auto"`
+   * (default), every declaration while they fit, else each server's tool names with `search_tools`
+   * beside it; `"servers"`, only the servers (for deferred loading, where the model searches anyway).
+   */
+  toolIndex?: ToolIndex | undefined;
   /** Wall time per run, waiting on tools included (default 30 000): even a busy loop ends then. */
   timeoutMs?: number | undefined;
   /** The engine's heap per run (default 64 MiB): its WebAssembly memory cannot grow past 16 MiB more than this. */
@@ -99,6 +105,8 @@ export class CodeMode {
   ) {
     this.limits = checkLimits(options);
     this.pool = sharedPool(checkWorkers(options.workers));
+    if (options.toolIndex !== undefined && options.toolIndex !== "auto" && options.toolIndex !== "servers")
+      throw new ConfigError(`expected "auto" or "servers", found ${display(options.toolIndex)}`, { field: "toolIndex" });
   }
 
   /** The TypeScript declarations of `tools`, one object per server, for the tools the filter lets through. */
@@ -218,7 +226,7 @@ export class CodeMode {
     const groups = [...grouped.values()];
     const declarations = declarationsOf(groups);
     const catalog = JSON.stringify(Object.fromEntries([...index].map(([server, names]) => [server, [...names.keys()]])));
-    const { tool, inlined } = runCodeTool(groups, declarations);
+    const { tool, inlined } = runCodeTool(groups, declarations, this.options.toolIndex);
     const listing: Listing = { catalog, index, grouped: groups, declarations, tool, tools: inlined ? [tool] : [tool, CODE_SEARCH_TOOL] };
     this.cached = { from: all, listing };
     return listing;

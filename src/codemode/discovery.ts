@@ -28,11 +28,18 @@ export const CODE_SEARCH_TOOL: Tool = {
   inputSchema: SEARCH_TOOL_SCHEMA as unknown as Tool["inputSchema"],
 };
 
+/**
+ * How much of the catalog `run_code`'s description carries: `"auto"`, every declaration while they fit,
+ * else each server's tool names, else the servers; `"servers"`, the servers alone (deferred loading,
+ * where the model searches anyway).
+ */
+export type ToolIndex = "auto" | "servers";
+
 /** `run_code` with its description: the declarations when they fit, else an index and the search hint. */
-export function runCodeTool(servers: readonly ServerTools[], declarations: string): { tool: Tool; inlined: boolean } {
+export function runCodeTool(servers: readonly ServerTools[], declarations: string, index: ToolIndex = "auto"): { tool: Tool; inlined: boolean } {
   const inline = [...PREAMBLE, "", "```ts", declarations.trimEnd(), "```"].join("\n");
-  const inlined = inline.length <= MAX_DESCRIPTION_CHARS;
-  return { tool: { name: RUN_CODE, description: inlined ? inline : indexed(servers), inputSchema: RUN_CODE_SCHEMA }, inlined };
+  const inlined = index === "auto" && inline.length <= MAX_DESCRIPTION_CHARS;
+  return { tool: { name: RUN_CODE, description: inlined ? inline : indexed(servers, index === "auto"), inputSchema: RUN_CODE_SCHEMA }, inlined };
 }
 
 const RUN_CODE_SCHEMA: Tool["inputSchema"] = {
@@ -41,11 +48,11 @@ const RUN_CODE_SCHEMA: Tool["inputSchema"] = {
   required: ["code"],
 };
 
-function indexed(servers: readonly ServerTools[]): string {
-  const head = [...PREAMBLE, "", SEARCH_HINT, "", "The servers and their tools:"].join("\n");
+function indexed(servers: readonly ServerTools[], withNames: boolean): string {
+  const head = [...PREAMBLE, "", SEARCH_HINT, "", withNames ? "The servers and their tools:" : "The servers:"].join("\n");
   const names = servers.map(({ server, tools }) => `- tools${member(server)}: ${tools.map((entry) => entry.name).join(", ")}`);
   const full = [head, ...names].join("\n");
-  if (full.length <= MAX_DESCRIPTION_CHARS) return full;
+  if (withNames && full.length <= MAX_DESCRIPTION_CHARS) return full;
   const counts = servers.map(({ server, tools }) => `- tools${member(server)} (${tools.length} tools)`);
   let text = head;
   for (const [i, line] of counts.entries()) {
