@@ -8,6 +8,10 @@
  * - heap: 1,000 runs in a child process with --expose-gc (test/codemode/fixtures/heap-runs.ts);
  * - the 20-lookup task (test/codemode/fixtures/lookup-task.ts): tokens sent and model calls, plain tool
  *   calling against code mode, and the declarations' tokens against the JSON tool list.
+ * - off the event loop (bench/lib/codemode-scale.ts): the host's event-loop delay during a busy loop, a
+ *   memory bomb and 32 runs at once, RSS during and after the bomb, per-run overhead, worker against
+ *   the old in-thread engine; tokens of a 20-lookup task on the >=150-tool catalog: eager, deferred,
+ *   code mode with deferred.
  * The machine is shared: ratios within this run are what to read.
  */
 import { execFileSync } from "node:child_process";
@@ -25,6 +29,7 @@ import { memoryPair, Switchboard } from "./lib/runtime.js";
 import { machineLine, percentile, table } from "./lib/stats.js";
 import { writeResult } from "./lib/results.js";
 import { respond } from "./lib/memory-responder.js";
+import { loopAndMemory, tokenTable } from "./lib/codemode-scale.js";
 
 const RUNS = 300;
 const CALLS = 2_000;
@@ -125,6 +130,10 @@ perRun("tools.s.lookup() from code, sequential", micro(codeLoopMs), "µs/call");
 perRun("bridge cost over a direct call", micro(bridgeMs), "µs/call");
 perRun("200 calls at once from code (Promise.all), whole run", parallelMs);
 perRun("200 direct calls at once", directParallelMs);
+
+// ---- off the event loop: loop delay, memory, per-run overhead, worker against in-thread -------------
+const scale = await loopAndMemory(board);
+rows.push(...scale.rows);
 await board.stop();
 
 // ---- heap -----------------------------------------------------------------------------------------
@@ -149,6 +158,8 @@ const [perTurn, oneTurn, codeRun] = runs as [TaskRun, TaskRun, TaskRun];
 for (const run of runs)
   rows.push({ measure: `20 lookups, ${run.mode}: tokens sent / model calls`, value: run.tokensSent, unit: `tokens, ${run.modelCalls} calls` });
 const declarationTokens = encode(declarations).length;
+const catalogTokens = await tokenTable();
+rows.push(...catalogTokens.rows);
 const listTokens = encode(listed).length;
 rows.push({ measure: "declarations vs the JSON tool list (crm + math)", value: declarationTokens, unit: `tokens vs ${listTokens}` });
 
@@ -174,6 +185,8 @@ const file = writeResult({
     "codemode-run-ms": runMs.cpu,
     "codemode-call-ms": bridgeMs.cpu,
     "codemode-tokens": tokenRatio,
+    ...scale.targets,
+    ...catalogTokens.targets,
   },
 });
 console.log(`wrote ${file}`);

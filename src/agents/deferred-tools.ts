@@ -43,10 +43,10 @@ export const SEARCH_TOOL: Tool = {
  * `restored` is a resumed run's (src/agents/run-state.ts): its tools are loaded again, and a resume
  * that does not say `toolLoading` goes on deferred, with the pinned tools it had.
  */
-export function deferredTools(options: DeferredToolOptions, host: ToolHost, restored?: ToolLoadingState): DeferredTools | undefined {
+export function deferredTools(options: DeferredToolOptions, host: ToolHost, restored?: ToolLoadingState, code?: CodeSearch): DeferredTools | undefined {
   const pinned = pinnedToolsOf(options) ?? (options.toolLoading === undefined ? restored?.pinned : undefined);
   if (pinned === undefined) return undefined;
-  const tools = new DeferredTools(host, pinned);
+  const tools = new DeferredTools(host, pinned, code);
   for (const name of restored?.loaded ?? []) tools.restore(name);
   return tools;
 }
@@ -88,6 +88,12 @@ function unavailableLine({ server, state, reason }: UnavailableServer): string {
     : `Server ${server} is ${state}${why}: its tools are not searched.`;
 }
 
+/** Code mode under deferred loading (src/agents/code-mode.ts): `run_code` always offered, searches answered with declarations. */
+export interface CodeSearch {
+  runCode: string;
+  search(query: string, limit: number): Promise<{ names: string[]; text: string }>;
+}
+
 export class DeferredTools {
   /** Pinned and found tools, in the order they were loaded. */
   private readonly loaded: Set<string>;
@@ -96,8 +102,9 @@ export class DeferredTools {
   constructor(
     private readonly host: ToolHost,
     private readonly pinned: readonly string[],
+    private readonly code?: CodeSearch,
   ) {
-    this.loaded = new Set(pinned);
+    this.loaded = new Set(code ? [code.runCode, ...pinned] : pinned);
   }
 
   /** What a checkpoint keeps, so a resumed run offers the same tools. */
@@ -144,6 +151,11 @@ export class DeferredTools {
     this.step.loaded.push(name);
   }
 
+  private async searchHost(query: string, limit: number): Promise<{ names: string[]; text: string }> {
+    const hits = await searchHost(this.host, query, limit);
+    return { names: hits.map((hit) => hit.name), text: searchResultText(query, hits) };
+  }
+
   private async search(use: ToolUseBlock): Promise<{ result: ToolResultBlock; record: ToolCallRecord }> {
     const began = performance.now();
     const record = (isError: boolean): ToolCallRecord => ({
@@ -158,10 +170,9 @@ export class DeferredTools {
     try {
       const input = typeof use.input === "string" ? (JSON.parse(use.input) as unknown) : use.input;
       const { query, limit } = searchArguments(input);
-      const hits = await searchHost(this.host, query, limit);
-      for (const hit of hits) this.load(hit.name);
-      this.step.searches.push({ toolUseId: use.id, query, found: hits.map((hit) => hit.name) });
-      const text = searchResultText(query, hits);
+      const { names, text } = this.code ? await this.code.search(query, limit) : await this.searchHost(query, limit);
+      for (const name of names) this.load(name);
+      this.step.searches.push({ toolUseId: use.id, query, found: names });
       return { result: { type: "tool_result", toolUseId: use.id, content: [{ type: "text", text }], isError: false }, record: record(false) };
     } catch (error) {
       const text = `Error: ${(error as Error).message}`;

@@ -16,7 +16,7 @@ import { agentTools, type AgentCodeModeOptions } from "./code-mode.js";
 import type { AgentHost } from "./host.js";
 import type { AgentModel, ModelResponse } from "./model.js";
 import { runToolUses, type AgentApprove } from "./tool-calls.js";
-import { deferredTools, type DeferredToolOptions } from "./deferred-tools.js";
+import { deferredTools, pinnedToolsOf, type DeferredToolOptions } from "./deferred-tools.js";
 import { addUsage, messageText, type AgentResult, type AgentStep, type StopReason, type ToolUseBlock, type TraceMessage, type Usage } from "./trace.js";
 
 export const DEFAULT_MAX_TURNS = 10;
@@ -73,14 +73,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     : typeof options.messages === "string"
       ? [{ role: "user", content: [{ type: "text", text: options.messages }] }]
       : [...checkTrace(options.messages, "runAgent messages")];
-  const { view, listTools } = agentTools(host, options.codeMode, callOptions, lister);
+  const { view, listTools, codeSearch } = agentTools(
+    host,
+    options.codeMode,
+    callOptions,
+    lister,
+    pinnedToolsOf(options) !== undefined || (options.toolLoading === undefined && run?.toolLoading !== undefined),
+  );
   const controller = new AbortController();
   const signal = controller.signal;
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) onAbort();
   else outer?.addEventListener("abort", onAbort, { once: true });
-  const deferred = deferredTools(options, host, run?.toolLoading);
+  const deferred = deferredTools(options, host, run?.toolLoading, codeSearch);
   run?.track(deferred);
   const steps: AgentStep[] = run?.steps ?? [];
   let usage: Usage = run?.usage ?? {};

@@ -62,7 +62,8 @@ async function callOne(context: BridgeContext, server: string, tool: string, arg
     const failure = asError(error);
     reply = { ok: false, name: failure.name, message: `${label}: ${failure.message}` };
   }
-  context.calls.push({ tool: name, durationMs: performance.now() - began, isError: !reply.ok });
+  // A call cut short by the run's own end (an abort, the deadline) is not one the code saw end.
+  if (!context.signal.aborted) context.calls.push({ tool: name, durationMs: performance.now() - began, isError: !reply.ok });
   return reply;
 }
 

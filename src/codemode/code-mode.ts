@@ -11,20 +11,34 @@ import { ConfigError, ProtocolError } from "../jsonrpc/errors.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { isToolExposed, parseQualified, type ToolFilter } from "../switchboard/namespacing.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
-import { display, isObject } from "../util/guards.js";
+import { asError, display, isObject } from "../util/guards.js";
+import { searchArguments, SEARCH_TOOL_NAME } from "../adapters/deferred.js";
 import { bridge, type CodeCall } from "./bridge.js";
 import { declarationsOf, type ServerTools } from "./declarations.js";
-import { runInEngine, type EngineOutcome } from "./engine.js";
+import { CODE_SEARCH_TOOL, declarationsFound, RUN_CODE, runCodeTool, type ToolIndex } from "./discovery.js";
+import type { EngineOutcome } from "./engine.js";
+import { defaultWorkers, sharedPool, type EnginePool } from "./pool.js";
 import type { CodeModeEvents } from "./events.js";
 import { stripTypes } from "./strip.js";
 
-export const RUN_CODE = "run_code";
+export { RUN_CODE } from "./discovery.js";
 
 /** Limits and settings of `codeMode(board, options)`; every limit applies per run. */
 export interface CodeModeOptions {
-  /** Wall time per run, waiting on tools included (default 30 000). */
+  /**
+   * Worker threads the runs execute in, one run per worker at a time; a run waits for a free one
+   * (default: one per core, at least 2). Code modes asking for the same number share the workers.
+   */
+  workers?: number | undefined;
+  /**
+   * How much of the catalog `run_code`'s description carries (at most 8,000 characters): `"auto"`
+   * (default), every declaration while they fit, else each server's tool names with `search_tools`
+   * beside it; `"servers"`, only the servers (for deferred loading, where the model searches anyway).
+   */
+  toolIndex?: ToolIndex | undefined;
+  /** Wall time per run, waiting on tools included (default 30 000): even a busy loop ends then. */
   timeoutMs?: number | undefined;
-  /** The engine's heap per run (default 64 MiB). */
+  /** The engine's heap per run (default 64 MiB): its WebAssembly memory cannot grow past 16 MiB more than this. */
   memoryLimitBytes?: number | undefined;
   /** The engine's stack per run (default 256 KiB): deep recursion ends in an `InternalError: stack overflow`. */
   maxStackBytes?: number | undefined;
@@ -69,8 +83,10 @@ export interface CodeRunResult {
 interface Listing {
   catalog: string;
   index: Map<string, Map<string, string>>;
+  grouped: ServerTools[];
   declarations: string;
   tool: Tool;
+  /** `run_code`, and `search_tools` when the declarations did not fit in its description. */
   tools: Tool[];
 }
 
@@ -79,6 +95,7 @@ const DEFAULTS = { timeoutMs: 30_000, memoryLimitBytes: 64 * 1024 * 1024, maxSta
 /** Code mode over one board: see `codeMode`. */
 export class CodeMode {
   private readonly limits: typeof DEFAULTS;
+  private readonly pool: EnginePool;
   private cached: { from: readonly Tool[]; listing: Listing } | undefined;
 
   constructor(
@@ -87,6 +104,9 @@ export class CodeMode {
     private readonly options: CodeModeOptions = {},
   ) {
     this.limits = checkLimits(options);
+    this.pool = sharedPool(checkWorkers(options.workers));
+    if (options.toolIndex !== undefined && options.toolIndex !== "auto" && options.toolIndex !== "servers")
+      throw new ConfigError(`expected "auto" or "servers", found ${display(options.toolIndex)}`, { field: "toolIndex" });
   }
 
   /** The TypeScript declarations of `tools`, one object per server, for the tools the filter lets through. */
@@ -94,18 +114,49 @@ export class CodeMode {
     return (await this.listing()).declarations;
   }
 
-  /** The MCP tool `run_code`, its description carrying the declarations. */
+  /** The MCP tool `run_code`: its description carries the declarations, or on a big catalog an index of the tools. */
   async tool(): Promise<Tool> {
     return (await this.listing()).tool;
   }
 
-  /** A tool host offering `run_code` alone: hand it to `runOpenAIToolCalls` and the other runners. */
+  /**
+   * A tool host offering `run_code`, and `search_tools` beside it when the catalog is too big to declare
+   * in `run_code`'s description: hand it to `runOpenAIToolCalls` and the other runners.
+   */
   async listTools(): Promise<Tool[]> {
     return (await this.listing()).tools;
   }
 
-  /** Runs `run_code` (`{ code }`) for a model: the value or the error as text, with the logs; `isError` on failure. */
+  /** The tools matching `query` (the board's search, through the `tools` filter), as declarations. */
+  async search(query: string, options: { limit?: number } = {}): Promise<{ names: string[]; declarations: string; text: string }> {
+    const listing = await this.listing();
+    const hits = await this.board.searchTools(query, { limit: options.limit ?? 5 });
+    const found = new Map<string, ServerTools>();
+    const names: string[] = [];
+    for (const hit of hits) {
+      for (const group of listing.grouped) {
+        const entry = group.tools.find((candidate) => candidate.tool.name === hit.name);
+        if (entry === undefined) continue;
+        let subset = found.get(group.server);
+        if (subset === undefined) found.set(group.server, (subset = { server: group.server, tools: [] }));
+        subset.tools.push(entry);
+        names.push(hit.name);
+      }
+    }
+    const groups = [...found.values()];
+    return { names, declarations: groups.length === 0 ? "" : declarationsOf(groups), text: declarationsFound(query, groups) };
+  }
+
+  /** Runs `run_code` (`{ code }`) for a model: the value or the error as text, with the logs; `isError` on failure. Answers `search_tools` too. */
   async callTool(name: string, args?: Record<string, unknown>, options?: Record<string, unknown>): Promise<CallToolResult> {
+    if (name === SEARCH_TOOL_NAME && (await this.listing()).tools.includes(CODE_SEARCH_TOOL)) {
+      try {
+        const { query, limit } = searchArguments(args);
+        return { content: [{ type: "text", text: (await this.search(query, { limit })).text }] };
+      } catch (error) {
+        return { isError: true, content: [{ type: "text", text: `Error: ${asError(error).message}` }] };
+      }
+    }
     if (name !== RUN_CODE) throw new ProtocolError(`Unknown tool: ${name} (code mode offers ${RUN_CODE})`, ErrorCode.InvalidParams, { tool: name });
     const code = isObject(args) ? args.code : undefined;
     if (typeof code !== "string") return { isError: true, content: [{ type: "text", text: `Error: ${RUN_CODE} needs { "code": string }` }] };
@@ -137,7 +188,7 @@ export class CodeMode {
       events: this.options.events,
       calls,
     });
-    const run = () => runInEngine(stripped.code, listing.catalog, hostCall, limits, controller.signal);
+    const run = () => this.pool.run({ code: stripped.code, catalog: listing.catalog, hostCall, limits, signal: controller.signal });
     try {
       const { outcome, logs } = this.options.events?.around ? await this.options.events.around({ kind: "run", source }, run) : await run();
       if (!outcome.ok) return { value: null, logs, calls, error: errorOf(outcome) };
@@ -172,10 +223,11 @@ export class CodeMode {
       if (names === undefined) index.set(parsed.server, (names = new Map<string, string>()));
       names.set(parsed.tool, tool.name);
     }
-    const declarations = declarationsOf([...grouped.values()]);
+    const groups = [...grouped.values()];
+    const declarations = declarationsOf(groups);
     const catalog = JSON.stringify(Object.fromEntries([...index].map(([server, names]) => [server, [...names.keys()]])));
-    const tool = runCodeTool(declarations);
-    const listing: Listing = { catalog, index, declarations, tool, tools: [tool] };
+    const { tool, inlined } = runCodeTool(groups, declarations, this.options.toolIndex);
+    const listing: Listing = { catalog, index, grouped: groups, declarations, tool, tools: inlined ? [tool] : [tool, CODE_SEARCH_TOOL] };
     this.cached = { from: all, listing };
     return listing;
   }
@@ -184,26 +236,6 @@ export class CodeMode {
 /** Code mode over `board`: typed declarations of its tools, sandboxed runs whose calls go through the board, and `run_code`. */
 export function codeMode(board: Switchboard, options: CodeModeOptions = {}): CodeMode {
   return new CodeMode(board, options);
-}
-
-function runCodeTool(declarations: string): Tool {
-  const description = [
-    "Runs JavaScript or TypeScript in a sandbox, as the body of an async function: `await` tool calls, combine their results, and `return` only what is needed (JSON data).",
-    "Many calls at once: `await Promise.all([...])`. `console.log` output comes back with the result. No network, files, `require` or `import`: only `tools`.",
-    "",
-    "```ts",
-    declarations.trimEnd(),
-    "```",
-  ].join("\n");
-  return {
-    name: RUN_CODE,
-    description,
-    inputSchema: {
-      type: "object",
-      properties: { code: { type: "string", description: "The code: the body of an async function; `return` the answer." } },
-      required: ["code"],
-    },
-  };
 }
 
 function errorOf(outcome: Extract<EngineOutcome, { ok: false }>): CodeRunError {
@@ -218,6 +250,12 @@ export function resultFor(out: CodeRunResult): CallToolResult {
   else parts.push(typeof out.value === "string" ? out.value : JSON.stringify(out.value));
   if (out.logs.length > 0) parts.push(`Logs:\n${out.logs.join("\n")}`);
   return { isError: out.error !== undefined, content: [{ type: "text", text: parts.join("\n\n") }] };
+}
+
+function checkWorkers(workers: unknown): number {
+  if (workers === undefined) return defaultWorkers();
+  if (typeof workers === "number" && Number.isInteger(workers) && workers >= 1 && workers <= 256) return workers;
+  throw new ConfigError(`expected a whole number from 1 to 256, found ${display(workers)}`, { field: "workers" });
 }
 
 function checkLimits(options: CodeModeOptions): typeof DEFAULTS {

@@ -9,14 +9,15 @@
 import {
   DefaultIntrinsics,
   newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
   type QuickJSContext,
   type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSWASMModule,
 } from "quickjs-emscripten";
-import { PRELUDE } from "./prelude.js";
-import { FIRST_LINE } from "./strip.js";
+import { FIRST_LINE, PRELUDE } from "./prelude.js";
 
 export interface EngineLimits {
   timeoutMs: number;
@@ -34,6 +35,36 @@ export type EngineOutcome = { ok: true; valueText: string } | { ok: false; name:
 export interface EngineRun {
   outcome: EngineOutcome;
   logs: string[];
+  /** The run left the module's memory in a state that cannot be trusted (out of memory, a host-side break): drop the module. */
+  broken?: boolean;
+}
+
+/** How a caller other than the run's signal stops it (a worker's shared flag, read in the interrupt handler). */
+export interface EngineSettings {
+  /** The module to run in (default: the process's shared one, `quickJS()`). */
+  module?: QuickJSWASMModule | undefined;
+  /** Polled while the code computes: true stops the run as aborted, even inside a busy loop. */
+  stopped?: (() => boolean) | undefined;
+}
+
+/** The runtime's WebAssembly API (typed here: the project's libraries leave out the DOM's declarations). */
+const wasm = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => object } }).WebAssembly;
+
+/** What every WebAssembly memory starts at (the build's own initial size). */
+export const BASE_MEMORY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A module of its own whose WebAssembly memory cannot grow past `BASE_MEMORY_BYTES + memoryLimitBytes`.
+ * QuickJS's own limit undercounts in this build (no malloc_usable_size: a loop of `new Array(1e5).fill(1)`
+ * grew the process by 1.5 GB in 9 s under a 32 MiB limit), but a malloc past the memory's maximum fails
+ * at once, so every bomb (arrays, strings, objects, typed arrays) ends as "out of memory" within about a
+ * second, holding no more than the cap.
+ */
+export function boundedModule(memoryLimitBytes: number): Promise<QuickJSWASMModule> {
+  const page = 65_536;
+  const maximum = Math.ceil((BASE_MEMORY_BYTES + memoryLimitBytes) / page);
+  const wasmMemory = new wasm.Memory({ initial: BASE_MEMORY_BYTES / page, maximum });
+  return newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory }));
 }
 
 let module: Promise<QuickJSWASMModule> | undefined;
@@ -51,9 +82,16 @@ export function quickJS(): Promise<QuickJSWASMModule> {
   return module;
 }
 
-export async function runInEngine(code: string, catalog: string, hostCall: HostCall, limits: EngineLimits, signal: AbortSignal): Promise<EngineRun> {
-  const qjs = await quickJS();
-  return new Promise((resolve) => new Session(qjs, limits, signal, hostCall, resolve).start(code, catalog));
+export async function runInEngine(
+  code: string,
+  catalog: string,
+  hostCall: HostCall,
+  limits: EngineLimits,
+  signal: AbortSignal,
+  settings: EngineSettings = {},
+): Promise<EngineRun> {
+  const qjs = settings.module ?? (await quickJS());
+  return new Promise((resolve) => new Session(qjs, limits, signal, hostCall, resolve, settings.stopped).start(code, catalog));
 }
 
 class Session {
@@ -71,6 +109,7 @@ class Session {
   private disposed = false;
   private tainted = false;
   private overgrown = false;
+  private halted = false;
   private readonly qjs: QuickJSWASMModule;
   private readonly timer: ReturnType<typeof setTimeout>;
   private readonly onAbort = () => this.end({ ok: false, name: "AbortError", message: "the run was aborted", line: undefined });
@@ -81,6 +120,7 @@ class Session {
     private readonly signal: AbortSignal,
     private readonly hostCall: HostCall,
     private readonly resolve: (run: EngineRun) => void,
+    private readonly stopped: (() => boolean) | undefined,
   ) {
     this.qjs = qjs;
     this.deadline = performance.now() + limits.timeoutMs;
@@ -94,7 +134,8 @@ class Session {
     const ceiling = memory.buffer.byteLength + 2 * limits.memoryLimitBytes;
     this.runtime.setInterruptHandler(() => {
       if (memory.buffer.byteLength > ceiling) this.overgrown = true;
-      return this.overgrown || this.outcome !== undefined || performance.now() > this.deadline;
+      if (this.stopped?.() === true) this.halted = true;
+      return this.overgrown || this.halted || this.outcome !== undefined || performance.now() > this.deadline;
     });
     // Typed arrays are left out: their buffers escape the memory limit in this build (measured: a loop of
     // 1 MiB Uint8Arrays grew the process by 2 GB under an 8 MiB limit), and code mode moves JSON only.
@@ -140,7 +181,8 @@ class Session {
       work();
       const jobs = this.runtime.executePendingJobs();
       if (jobs.error) jobs.error.dispose();
-      if (this.overgrown || performance.now() > this.deadline) this.end(this.timedOut());
+      if (this.halted) this.onAbort();
+      else if (this.overgrown || performance.now() > this.deadline) this.end(this.timedOut());
       else this.settleIfDone();
     } catch (error) {
       // The engine stopped somewhere other than a JavaScript exception: its heap is in an unknown state.
@@ -223,6 +265,7 @@ class Session {
     const fields = (typeof error === "object" && error !== null ? error : {}) as { name?: unknown; message?: unknown; stack?: unknown; lineNumber?: unknown };
     const name = typeof fields.name === "string" ? fields.name : "Error";
     const message = typeof fields.message === "string" ? fields.message : String(error);
+    if (/interrupted/i.test(message) && this.halted) return { ok: false, name: "AbortError", message: "the run was aborted", line: undefined };
     if (/interrupted/i.test(message) && (this.overgrown || performance.now() > this.deadline)) return this.timedOut();
     const line =
       typeof fields.stack === "string" ? lineOf(fields.stack) : typeof fields.lineNumber === "number" ? fields.lineNumber - FIRST_LINE + 1 : undefined;
@@ -246,7 +289,8 @@ class Session {
     this.timers.clear();
     this.signal.removeEventListener("abort", this.onAbort);
     if (this.droppedChars > 0) this.logs.push(`[${this.droppedChars} more characters of logs left out]`);
-    this.resolve({ outcome, logs: this.logs });
+    const broken = this.tainted || (!outcome.ok && /out of memory/i.test(outcome.message));
+    this.resolve({ outcome, logs: this.logs, ...(broken ? { broken } : {}) });
     if (!this.busy) this.dispose();
   }
 

@@ -5,6 +5,9 @@
  * the code's outcome into one JSON text. Only strings cross: arguments leave as JSON text made here,
  * results come back as JSON text parsed here, so no live object, function or Proxy crosses either way.
  */
+/** Where the wrapper (strip.ts) puts the model's first line (the line before it opens the async function). */
+export const FIRST_LINE = 2;
+
 export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep, catalogText) {
   "use strict";
   const stringify = JSON.stringify;

@@ -5,9 +5,7 @@
  * measures it against typescript's transpileModule.
  */
 import { transform } from "sucrase";
-
-/** Where the wrapper puts the model's first line (the line before it opens the async function). */
-export const FIRST_LINE = 2;
+import { FIRST_LINE } from "./prelude.js";
 
 export interface Stripped {
   ok: true;

@@ -182,10 +182,10 @@ describe("escape attempts", () => {
     expect((await code.run(`return "still fine";`)).value).toBe("still fine");
   });
 
-  it("a stack limit set above the host's own stack: the host's overflow ends the run, and the engine is rebuilt", async () => {
+  it("the largest stack limit: the run ends at a stack overflow (the engine's, or the worker's own), and the next run works", async () => {
     const code = await sandbox({ maxStackBytes: 1024 * 1024 });
     const out = await code.run(`const f = (n) => f(n + 1) + 1;\nreturn f(0);`);
-    expect(out.error).toMatchObject({ name: "RangeError", message: expect.stringMatching(/stack overflow/) });
+    expect(out.error).toMatchObject({ name: expect.stringMatching(/^(RangeError|InternalError)$/), message: expect.stringMatching(/stack overflow/) });
     expect((await code.run(`return [1, 2].map((x) => x * 2);`)).value).toEqual([2, 4]);
   });
 

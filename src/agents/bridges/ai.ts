@@ -8,20 +8,21 @@
  * @module mcp-switchboard/ai
  */
 import { jsonSchema, tool, type Tool, type ToolSet } from "ai";
-import type { CallToolResult, Tool as McpTool } from "../../client/types.js";
+import type { CallToolResult } from "../../client/types.js";
 import { compileInputSchema } from "../../adapters/schema.js";
 import { partsText, resultParts, type MediaTarget } from "../../adapters/media.js";
-import { orderedTools, runProviderCall, toolDescription, type ToolHost } from "../../adapters/tool-runner.js";
+import { runProviderCall, toolDescription, type ToolHost } from "../../adapters/tool-runner.js";
 import type { NameOptions } from "../../adapters/names.js";
-import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../../adapters/deferred.js";
-import { pinnedToolsOf, searchResultText, type DeferredToolOptions } from "../deferred-tools.js";
+import { searchArguments, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../../adapters/deferred.js";
+import { bridgePlan, type BridgeCodeModeOptions, type BridgeEntry } from "../bridge-plan.js";
 
 export type { DeferredToolOptions } from "../deferred-tools.js";
+export type { BridgeCodeModeOptions } from "../bridge-plan.js";
 
 /** What a tool's `toModelOutput` returns (the AI SDK does not export the type under a name of its own). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
 
-export interface AISDKToolsOptions extends NameOptions, DeferredToolOptions {
+export interface AISDKToolsOptions extends NameOptions, BridgeCodeModeOptions {
   /** Passed to every `callTool` (`timeoutMs`, `idempotent`, ...); the AI SDK's abort signal is added. */
   callOptions?: Record<string, unknown> | undefined;
   /**
@@ -40,31 +41,37 @@ export interface AISDKToolsOptions extends NameOptions, DeferredToolOptions {
  * turns it into text, or text with images and files, or `error-text`.
  */
 export async function toAISDKTools(host: ToolHost, options: AISDKToolsOptions = {}): Promise<ToolSet> {
-  const pinned = pinnedToolsOf(options);
-  const tools = await host.listTools();
+  const plan = await bridgePlan(host, options);
   const set: ToolSet = {};
-  const entries = orderedTools(tools, "openai", options);
-  for (const { tool: mcpTool, name } of entries) if (pinned === undefined || pinned.includes(mcpTool.name)) set[name] = aiTool(host, mcpTool, name, options);
-  if (pinned === undefined) return set;
+  for (const entry of plan.offered) set[entry.name] = aiTool(entry, options);
+  const deferred = plan.deferred;
+  if (deferred === undefined) return set;
   // Deferred: the set is live. The AI SDK reads it again at every step, so a tool a search finds is
   // added to it and offered from the next step on.
   set[SEARCH_TOOL_NAME] = tool({
-    description: SEARCH_TOOL_DESCRIPTION,
+    description: deferred.description,
     inputSchema: jsonSchema(SEARCH_TOOL_SCHEMA as unknown as Parameters<typeof jsonSchema>[0]),
     execute: async (input: unknown): Promise<string> => {
       const { query, limit } = searchArguments(input);
-      const hits = await searchHost(host, query, limit);
-      for (const hit of hits) {
-        const entry = entries.find((candidate) => candidate.tool.name === hit.name);
-        if (entry !== undefined) set[entry.name] ??= aiTool(host, entry.tool, entry.name, options);
-      }
-      return searchResultText(query, hits);
+      const { found, text } = await deferred.search(query, limit);
+      for (const entry of found) set[entry.name] ??= aiTool(entry, options);
+      return text;
     },
   });
-  return set;
+  // The SDK looks a call's tool up by name in this set: a tool called by its exact name without being
+  // offered is found here, run, and offered from then on, as in runAgent.
+  return new Proxy(set, {
+    get: (target, key, receiver) => {
+      if (typeof key === "string" && !Object.hasOwn(target, key)) {
+        const entry = deferred.find(key);
+        if (entry !== undefined) target[key] = aiTool(entry, options);
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
 }
 
-function aiTool(host: ToolHost, mcpTool: McpTool, name: string, options: AISDKToolsOptions): Tool {
+function aiTool({ host, tool: mcpTool, name }: BridgeEntry, options: AISDKToolsOptions): Tool {
   const description = toolDescription(mcpTool);
   return tool({
     ...(description === undefined ? {} : { description }),
