@@ -115,7 +115,15 @@ export class GateHealth {
     else if (type === "open") this.heardOpen(forMs);
   }
 
-  private heardOpen(ms: number): void {
+  /** The fleet's breaker as this member knows it: open until the cool-down it heard of, then half-open until a call gets through. */
+  fleetCircuit(now: number): "open" | "half-open" | undefined {
+    if (this.probing) return "half-open";
+    if (!this.open) return undefined;
+    return this.openHeardUntil > now ? "open" : "half-open";
+  }
+
+  /** The circuit is open fleet-wide for another `ms` (published, or the permit script said so). */
+  heardOpen(ms: number): void {
     this.openHeardUntil = Math.max(this.openHeardUntil, burstEpochMs() + ms);
     this.stop();
     this.sawOpen(true);

@@ -13,7 +13,7 @@
  * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
  */
 import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
-import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import type { FleetGate, FleetGateState, FleetLimits } from "../switchboard/fleet-seam.js";
 import type { FleetBus } from "./bus.js";
 import { GateHealth } from "./gate-health.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
@@ -125,6 +125,11 @@ export class RedisGate implements FleetGate {
     });
   }
 
+  state(): FleetGateState {
+    const now = burstEpochMs();
+    return { circuit: this.health.fleetCircuit(now), paused: this.health.pausedUntil > now, waiting: this.waiters.length + this.local.waiting };
+  }
+
   tryAcquire(): boolean {
     if (!this.handOff || !this.link.healthy) return false;
     const grantedAt = this.idle.take();
@@ -198,7 +203,7 @@ export class RedisGate implements FleetGate {
       if (why === OPEN) {
         // The script took back the handed permits this process had not used.
         this.collected = Math.max(this.collected, handed);
-        this.health.sawOpen(true);
+        this.health.heardOpen(waitMs);
         const error = new CircuitOpenError(this.server, waitMs);
         for (const waiter of this.waiters.splice(0)) settle(waiter, undefined, error);
         continue;
