@@ -28,7 +28,8 @@ export async function fleetFor(config: SwitchboardConfig, given: BoardFleet | un
     fleet = await loadFleet(config.fleet);
   } catch (error) {
     if (!(error instanceof ConfigError) || error.file !== undefined || config.file === undefined) throw error;
-    throw new ConfigError(error.message.replace(/^field "[^"]*": /, ""), { file: config.file, field: error.field, cause: error });
+    const field = error.field !== undefined ? { field: error.field } : {};
+    throw new ConfigError(error.message.replace(/^field "[^"]*": /, ""), { file: config.file, ...field, cause: error });
   }
   owned.add(fleet);
   return fleet;
