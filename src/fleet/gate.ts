@@ -211,7 +211,8 @@ export class RedisGate implements FleetGate {
       this.contended = others > 0;
       if (this.contended) this.giveBack(this.idle.drop());
       if (why === PROBE) this.health.probing = true;
-      this.serve(granted + this.handedTotal(handed));
+      // Permits handed before a pause wait it out uncollected: the first script after it serves them.
+      if (why !== PAUSED) this.serve(granted + this.handedTotal(handed));
       // Nothing stopped it (callers came during the round trip), or permits to give back: again now.
       if (this.waiters.length === 0 || this.releases > 0 || why === 0) continue;
       if (why === PAUSED) this.health.pause(waitMs, false);
@@ -244,7 +245,7 @@ export class RedisGate implements FleetGate {
   /** Another member handed this process permits for its queued calls (`grant <total>`): they start now, no round trip. */
   private handedOver(text: string): void {
     const total = Number(text.split(" ")[1]);
-    if (this.link.healthy && total > this.collected) this.serve(this.handedTotal(total));
+    if (this.link.healthy && total > this.collected && this.health.pausedUntil <= burstEpochMs()) this.serve(this.handedTotal(total));
   }
 
   private permit(grantedAt: number): () => void {
