@@ -48,18 +48,21 @@ describe.skipIf(!redisAvailable)("fair fleet permits across processes (real Redi
       console.log(
         `fairness: calls per process ${shares.join(", ")} (total ${total}), p99 call ms ${outcomes.map((o) => o.p99Ms).join(", ")}, max in flight ${server.maxInFlight}`,
       );
-      console.log(JSON.stringify(outcomes.map((o) => o.fleetEvents)));
-      expect(server.maxInFlight).toBeLessThanOrEqual(2);
+      // The cap holds while Redis answers; a process that lost Redis for a moment (a loaded machine)
+      // runs on its share, at least one call (docs/guide/fleet.md, the degraded rule).
+      const degraded = outcomes.some((o) => (o.fleetEvents as Array<{ type: string }>).some((e) => e.type === "degraded"));
+      expect(server.maxInFlight).toBeLessThanOrEqual(degraded ? 4 : 2);
       for (const outcome of outcomes) {
         expect(outcome.failed).toBe(0);
         // Waiting for a permit is not failing: no circuit opened anywhere.
         expect(outcome.events).toEqual([]);
         expect(outcome.ok).toBeGreaterThanOrEqual(total / 4 / 2);
       }
-      // In order: a call waits for the calls queued ahead of it (at most the 7 others of the fleet,
-      // 2 at a time, 10 ms each: ~40 ms), plus slack for a loaded 2-core machine; the starved calls
-      // of the issue waited seconds.
-      for (const outcome of outcomes) expect(outcome.p99Ms).toBeLessThan(1_000);
+      // In order: every process's calls wait about as long as the others' (the calls queued ahead of
+      // them), however slow the machine; the starved processes of the issue waited the whole run
+      // (p99 5,141 and 5,271 ms against 221 and 882 ms for the two that kept the permits).
+      const p99s = outcomes.map((o) => o.p99Ms!);
+      expect(Math.max(...p99s)).toBeLessThanOrEqual(3 * Math.min(...p99s) + 200);
     } finally {
       rmSync(go, { force: true });
       await server.close();
