@@ -2,15 +2,17 @@
  * One server's fleet gate: permits for calls in flight and calls per second across every process,
  * the fleet-wide pause a `Retry-After` asks for, and the shared breaker decision.
  *
- * Round trips: callers that arrive while a script is under way wait for the next one, and a script
- * both gives back the permits finished calls released and takes permits for every waiting caller, so
- * under concurrency one round trip serves many calls (bench/fleet.ts counts them). Without a rate
- * limit a script asks for twice the waiting callers, and permits no call uses stay in this process
- * (idle.ts) while the limit has room, renewed by one script per HAND_OFF_MS for all of them: a busy
- * process's calls take a permit with no round trip and the board's direct path. A pause or an opening
- * decided elsewhere is published, and stops those permits at once (gate-health.ts). Calls that cannot
- * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
- * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
+ * Fairness: calls that cannot start queue in Redis, one ticket each, and free permits go to the oldest
+ * ticket of the fleet (scripts.ts, PERMIT); the member handed one hears it on its grant channel and
+ * starts the call with no round trip, so a process that releases a permit cannot take it back past
+ * calls that asked before its own. Round trips: callers that arrive while a script is under way wait
+ * for the next one, and one script gives back the permits finished calls released, queues the waiting
+ * callers and hands free permits on (bench/fleet.ts counts them). Without a rate limit, while no other
+ * member queues, a script also takes permits for an idle pool (idle.ts) renewed by one script per
+ * HAND_OFF_MS: a busy process's calls take a permit with no round trip and the board's direct path.
+ * Another member's first queued call (`wanted`), a pause or an opening is published and stops those
+ * permits at once (gate-health.ts). Calls that cannot start wait (a fleet-wide limit is not an error,
+ * nor a reason for a breaker). While Redis is away the gate enforces this process's share (local-share.ts).
  */
 import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
 import type { FleetGate, FleetGateState, FleetLimits } from "../switchboard/fleet-seam.js";
