@@ -14,6 +14,9 @@
  *    interleaved, medians kept.
  * 2. 8 processes against one server that takes 5 ms per call, with `fleet: { maxConcurrency: 8 }`: the
  *    fleet's total calls/s against what the limit allows (8 / 5 ms = 1600/s), and the most in flight.
+ * 3. Fairness: 4 processes x 2 callers with cap 2, and 8 x 2 with cap 4, contending for FLEET_BENCH_FAIR_MS
+ *    (default 10 s): each process's calls against an equal share, the p99 wait for a permit, and the
+ *    calls/s against what the cap allows (permits are handed out in the order asked, src/fleet/scripts.ts).
  *
  * Run alone: `npx tsx bench/fleet.ts`. Writes docs/bench/fleet.json (and the chart, via bench/charts.ts).
  */
@@ -151,6 +154,52 @@ groups.push({
   values: { "fleet limits on": Math.round(withFleet.rate), "no fleet, 1 per process": Math.round(baseline.rate), "the limit allows": allowed },
 });
 console.log(rows.at(-1));
+
+// ---- fairness: every process contending for a small fleet-wide cap ------------------------------------
+const FAIR_MS = Number(process.env.FLEET_BENCH_FAIR_MS ?? 10_000);
+/**
+ * `processes` x `lanes` callers for FAIR_MS against `fleet: { maxConcurrency: cap }`: each process's
+ * calls (its share: the fewest against an equal split), the p99 of a call's wait for its permit (its
+ * time less the server's hold), and calls/s against what the cap allows (cap / call time).
+ */
+async function contended(processes: number, lanes: number, cap: number): Promise<void> {
+  const server = await startCountingServer({ holdMs: HOLD_MS });
+  const startAt = Date.now() + 15_000;
+  const settings = {
+    url: server.url,
+    redis: redis.url,
+    prefix: `bench-fair-${startAt}`,
+    calls: 0,
+    durationMs: FAIR_MS,
+    concurrency: lanes,
+    startAt,
+    limits: { maxConcurrency: cap },
+  };
+  const outcomes = (await Promise.all(Array.from({ length: processes }, () => startWorker(worker, { CAPS: JSON.stringify(settings) }).done))).map((o) => o!);
+  const seconds = (Math.max(...server.starts) + HOLD_MS - Math.min(...server.starts)) / 1000;
+  await server.close();
+  const shares = outcomes.map((o) => o.ok);
+  const total = shares.reduce((a, b) => a + b, 0);
+  const fewest = Math.min(...shares) / (total / processes);
+  const limitUse = total / seconds / (cap * (1000 / HOLD_MS));
+  const waitP99 = Math.max(...outcomes.map((o) => (o.p99Ms ?? 0) - HOLD_MS));
+  const label = `${processes}x${lanes} cap ${cap}`;
+  rows.push({
+    case: `${processes} processes x ${lanes} callers for ${FAIR_MS / 1000} s, fleet maxConcurrency ${cap}, server takes ${HOLD_MS} ms`,
+    "calls per process": shares.join(" "),
+    "fewest / fair share": Math.round(fewest * 100) / 100,
+    "p99 permit wait ms (worst process)": Math.round(waitP99),
+    "calls/s / what the cap allows": Math.round(limitUse * 100) / 100,
+    "most in flight at the server": server.maxInFlight,
+    failed: outcomes.reduce((sum, o) => sum + o.failed, 0),
+    "breaker events": outcomes.reduce((sum, o) => sum + o.events.length, 0),
+  });
+  ratios[`${label}: fewest calls / fair share`] = Math.round(fewest * 100) / 100;
+  ratios[`${label}: calls/s / what the cap allows`] = Math.round(limitUse * 100) / 100;
+  console.log(rows.at(-1));
+}
+await contended(4, 2, 2);
+await contended(8, 2, 4);
 await redis.stop();
 
 writeResult(

@@ -99,7 +99,17 @@ export {
 } from "./auth/index.js";
 
 export { Switchboard, type SwitchboardInit, type ServerInit, type BoardCallOptions, type ServerStatus } from "./switchboard/switchboard.js";
-export type { BoardFleet, FleetConfig, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "./switchboard/fleet-seam.js";
+export type {
+  BoardFleet,
+  FleetConfig,
+  FleetEvent,
+  FleetGate,
+  FleetGateState,
+  FleetLimits,
+  FleetListSync,
+  KeptList,
+  SharedListKind,
+} from "./switchboard/fleet-seam.js";
 export type { FleetMemberStatus, MemberSummary, ServerSummary } from "./switchboard/member-summary.js";
 export type { SwitchboardEvents, FallbackEvent } from "./switchboard/events.js";
 export type { SwitchboardHooks, CallContext, ApprovalRequest, ApprovalDecision, FallbackRequest, FallbackDecision } from "./switchboard/hooks.js";

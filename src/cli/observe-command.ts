@@ -5,9 +5,8 @@
  */
 import { observe } from "../observe/index.js";
 import { secretsOf } from "../observe/view.js";
-import { Switchboard } from "../switchboard/switchboard.js";
 import type { Output } from "./commands.js";
-import { downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
+import { boardOf, downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
 import { watchStdoutNoise } from "./stdout-noise.js";
 
 export interface ObserveCommandOptions {
@@ -21,7 +20,7 @@ export interface ObserveCommandOptions {
 
 export async function observeCommand(options: ObserveCommandOptions, io: Output): Promise<number> {
   const config = await readBoardConfig(options.config, options.flags);
-  const board = new Switchboard(config);
+  const board = await boardOf(config);
   watchStdoutNoise(board);
   const observer = await observe(board, { port: options.port, host: options.host, captureToolContent: options.captureToolContent, redact: secretsOf(config) });
   const stop = untilSignal();

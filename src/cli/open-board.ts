@@ -5,6 +5,8 @@ import { ConfigError } from "../jsonrpc/errors.js";
 import { loadConfig } from "../switchboard/config.js";
 import { parseQualified } from "../switchboard/namespacing.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
+import { withConfigFleet } from "../switchboard/board-fleet.js";
+import { setFleetLoader } from "../switchboard/fleet-seam.js";
 import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 import { stdoutNoiseHint, watchStdoutNoise } from "./stdout-noise.js";
 
@@ -26,10 +28,20 @@ export interface BoardFlags {
 export async function openBoard(configPath: string | undefined, options: BoardFlags = {}): Promise<Switchboard> {
   const config = await readBoardConfig(configPath, options);
   if (options.onlyFor !== undefined) keepServerOf(config, options.onlyFor);
-  const board = new Switchboard(config);
+  const board = await boardOf(config);
   watchStdoutNoise(board);
   await board.start();
   return board;
+}
+
+/**
+ * The board of a config, a member of the fleet its "fleet" section names (every command joins it: its
+ * limits, breaker and credentials hold for the command line too); the board closes that fleet as it stops.
+ */
+export async function boardOf(config: SwitchboardConfig): Promise<Switchboard> {
+  // Imported only for a config with a fleet: the command line loads no Redis client otherwise.
+  if (config.fleet !== undefined) setFleetLoader(async (fleet) => (await import("../fleet/index.js")).redisFleet({ url: fleet.redis }, fleet.prefix));
+  return new Switchboard(...(await withConfigFleet(Promise.resolve(config), {})));
 }
 
 /** The config a command works on, with the same errors for every command (observe shares them with tools). */

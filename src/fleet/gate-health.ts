@@ -34,7 +34,8 @@ export class GateHealth {
   private failures = 0;
   private voted = false;
   private open = false;
-  private readonly channel: string;
+  /** The server's health channel: pauses, openings, and members that start queueing for a permit. */
+  readonly channel: string;
 
   constructor(
     private readonly link: FleetLink,
@@ -45,6 +46,8 @@ export class GateHealth {
     private readonly circuit: { failureThreshold: number; cooldownMs: number },
     /** The process must stop using the permits it holds (a pause or an opening). */
     private readonly stop: () => void,
+    /** Another member's calls queue for a permit: idle permits go back (gate.ts). */
+    private readonly wanted: () => void,
   ) {
     this.channel = link.key("server", server, "health");
     bus.listen(
@@ -102,16 +105,25 @@ export class GateHealth {
     this.link.emit("event", { type: "breaker", server: this.server, state: open ? "open" : "closed", reason });
   }
 
-  /** A message on the server's channel: `pause <ms> <member>` or `open <ms> <member>`. */
+  /** A message on the server's channel: `pause <ms> <member>`, `open <ms> <member>` or `wanted 1 <member>`. */
   private heard(text: string): void {
     const [type, ms, member] = text.split(" ");
     const forMs = Number(ms);
     if (member === this.link.member || !(forMs > 0)) return;
-    if (type === "pause") this.pause(forMs, false);
+    if (type === "wanted") this.wanted();
+    else if (type === "pause") this.pause(forMs, false);
     else if (type === "open") this.heardOpen(forMs);
   }
 
-  private heardOpen(ms: number): void {
+  /** The fleet's breaker as this member knows it: open until the cool-down it heard of, then half-open until a call gets through. */
+  fleetCircuit(now: number): "open" | "half-open" | undefined {
+    if (this.probing) return "half-open";
+    if (!this.open) return undefined;
+    return this.openHeardUntil > now ? "open" : "half-open";
+  }
+
+  /** The circuit is open fleet-wide for another `ms` (published, or the permit script said so). */
+  heardOpen(ms: number): void {
     this.openHeardUntil = Math.max(this.openHeardUntil, burstEpochMs() + ms);
     this.stop();
     this.sawOpen(true);

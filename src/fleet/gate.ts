@@ -2,18 +2,20 @@
  * One server's fleet gate: permits for calls in flight and calls per second across every process,
  * the fleet-wide pause a `Retry-After` asks for, and the shared breaker decision.
  *
- * Round trips: callers that arrive while a script is under way wait for the next one, and a script
- * both gives back the permits finished calls released and takes permits for every waiting caller, so
- * under concurrency one round trip serves many calls (bench/fleet.ts counts them). Without a rate
- * limit a script asks for twice the waiting callers, and permits no call uses stay in this process
- * (idle.ts) while the limit has room, renewed by one script per HAND_OFF_MS for all of them: a busy
- * process's calls take a permit with no round trip and the board's direct path. A pause or an opening
- * decided elsewhere is published, and stops those permits at once (gate-health.ts). Calls that cannot
- * start wait (a fleet-wide limit is not an error), polling the script with a short nap that a local
- * release cuts short. While Redis is away the gate enforces this process's share instead (local-share.ts).
+ * Fairness: calls that cannot start queue in Redis, one ticket each, and free permits go to the oldest
+ * ticket of the fleet (scripts.ts, PERMIT); the member handed one hears it on its grant channel and
+ * starts the call with no round trip, so a process that releases a permit cannot take it back past
+ * calls that asked before its own. Round trips: callers that arrive while a script is under way wait
+ * for the next one, and one script gives back the permits finished calls released, queues the waiting
+ * callers and hands free permits on (bench/fleet.ts counts them). Without a rate limit, while no other
+ * member queues, a script also takes permits for an idle pool (idle.ts) renewed by one script per
+ * HAND_OFF_MS: a busy process's calls take a permit with no round trip and the board's direct path.
+ * Another member's first queued call (`wanted`), a pause or an opening is published and stops those
+ * permits at once (gate-health.ts). Calls that cannot start wait (a fleet-wide limit is not an error,
+ * nor a reason for a breaker). While Redis is away the gate enforces this process's share (local-share.ts).
  */
 import { CircuitOpenError } from "../supervisor/circuit-breaker.js";
-import type { FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
+import type { FleetGate, FleetGateState, FleetLimits } from "../switchboard/fleet-seam.js";
 import type { FleetBus } from "./bus.js";
 import { GateHealth } from "./gate-health.js";
 import { LEASE_MS, type FleetLink } from "./link.js";
@@ -22,8 +24,14 @@ import { burstEpochMs } from "../util/burst-clock.js";
 import { LocalShare } from "./local-share.js";
 import { cancelled, detach, enqueue, refuseDue, settle, type Waiting } from "./waiting.js";
 
-/** How often a caller waiting for a permit held elsewhere asks again. */
+/** How often a caller waiting for a permit asks again after a failed round trip. */
 const POLL_MS = 5;
+/**
+ * A call queued for a permit is woken by the member that hands it one (the grant channel); it asks
+ * again after this long anyway, in case that message was lost or the holder died (its permits come
+ * back with its lease, and the next round trip hands them on).
+ */
+const QUEUED_POLL_MS = 100;
 /**
  * A permit a finished call gives back goes to the next call of this process, without a round trip,
  * for up to this long after Redis granted or last renewed it; then one renewal asks whether the limit
@@ -31,6 +39,11 @@ const POLL_MS = 5;
  */
 const HAND_OFF_MS = 50;
 const DEFAULT_QUORUM = 2;
+/** What the permit script says stopped it granting more (scripts.ts). */
+const PAUSED = 1;
+const QUEUED = 3;
+const PROBE = 4;
+const OPEN = 5;
 
 /** A call waiting for a permit; its deadline is checked between round trips, not by a timer per call. */
 type Waiter = Waiting<() => void>;
@@ -43,6 +56,8 @@ export class RedisGate implements FleetGate {
   private releases = 0;
   private cycling = false;
   private wake: (() => void) | undefined;
+  /** A kick came while no nap was under way: the next nap is skipped. */
+  private rewake = false;
   private readonly health: GateHealth;
   /** Permits may pass from call to call locally (no rate: every call must take a rate token from Redis). */
   private readonly handOff: boolean;
@@ -56,6 +71,12 @@ export class RedisGate implements FleetGate {
   private readonly direct: number[] = [];
   /** Round trips the gate made (for bench/fleet.ts). */
   roundTrips = 0;
+  /** Of the permits other members handed this process (a running total in Redis), how many it used. */
+  private collected = 0;
+  /** Calls of other members are queued for a permit: every permit this process frees goes back to the queue. */
+  private contended = false;
+  /** The grant channel prefix and the health channel, for the permit script. */
+  private readonly channels: [string, string];
 
   constructor(
     private readonly link: FleetLink,
@@ -65,12 +86,26 @@ export class RedisGate implements FleetGate {
     circuit: { failureThreshold: number; cooldownMs: number },
   ) {
     const key = (part: string) => link.key("server", server, part);
-    this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe"].map((part) => (part === "members" ? link.key("members") : key(part)));
+    this.keys = ["permits", "members", "rate", "pause", "open", "votes", "probe", "queue", "tickets", "handed"].map((part) =>
+      part === "members" ? link.key("members") : key(part),
+    );
     const rate = limits.ratePerSecond ?? 0;
     const quorum = limits.breakerQuorum ?? DEFAULT_QUORUM;
     this.args = [limits.maxConcurrency ?? -1, rate, limits.burst ?? Math.max(1, rate), LEASE_MS, quorum];
     const healthKeys = { permits: key("permits"), pause: key("pause"), open: key("open"), votes: key("votes"), probe: key("probe") };
-    this.health = new GateHealth(link, bus, server, healthKeys, quorum, circuit, () => this.giveBack(this.idle.drop()));
+    this.health = new GateHealth(
+      link,
+      bus,
+      server,
+      healthKeys,
+      quorum,
+      circuit,
+      () => this.giveBack(this.idle.drop()),
+      () => this.contend(),
+    );
+    this.channels = [key("grant") + ":", this.health.channel];
+    bus.listen(this.channels[0] + link.member, (text) => this.handedOver(text));
+    link.holding.add(this.keys[9]!); // the handed totals live as long as a member beats
     this.local = new LocalShare(server, limits, () => link.members);
     this.handOff = limits.ratePerSecond === undefined;
     this.idle = new IdlePermits(
@@ -90,6 +125,11 @@ export class RedisGate implements FleetGate {
       enqueue(this.waiters, this.server, signal, deadline, resolve, reject);
       this.kick();
     });
+  }
+
+  state(): FleetGateState {
+    const now = burstEpochMs();
+    return { circuit: this.health.fleetCircuit(now), paused: this.health.pausedUntil > now, waiting: this.waiters.length + this.local.waiting };
   }
 
   tryAcquire(): boolean {
@@ -121,7 +161,9 @@ export class RedisGate implements FleetGate {
 
   private kick(): void {
     if (this.cycling) {
-      this.wake?.();
+      // Woken while a round trip is under way (a grant handed after the script read): no nap after it.
+      if (this.wake !== undefined) this.wake();
+      else this.rewake = true;
       return;
     }
     this.cycling = true;
@@ -144,42 +186,68 @@ export class RedisGate implements FleetGate {
       }
       const release = this.releases;
       this.releases = 0;
-      // Without a rate, as many again for the idle pool: the callers that come next start without a
-      // round trip (a renewal gives them back when the limit has no room to spare).
-      const want = this.waiters.length * (this.handOff && !this.renewing ? 2 : 1);
-      let reply: [number, number, number];
+      const waiting = this.waiters.length;
+      // Without a rate, as many again for the idle pool while nobody queues: the callers that come
+      // next start without a round trip (a renewal gives them back once another member queues).
+      const extra = this.handOff && !this.renewing && !this.contended ? waiting : 0;
+      let reply: [number, number, number, number, number];
       try {
         this.roundTrips++;
-        reply = await client.sbPermit(...this.keys, this.link.member, release, want, ...this.args);
+        this.rewake = false;
+        reply = await client.sbPermit(...this.keys, this.link.member, release, waiting, this.collected, ...this.args, extra, ...this.channels);
       } catch (error) {
         this.link.failed(error);
         if (!this.link.healthy) return this.toLocal();
         await this.nap(POLL_MS);
         continue;
       }
-      const [granted, waitMs, why] = reply;
-      if (granted === -1) {
-        this.health.sawOpen(true);
+      const [granted, waitMs, why, others, handed] = reply;
+      if (why === OPEN) {
+        // The script took back the handed permits this process had not used.
+        this.collected = Math.max(this.collected, handed);
+        this.health.heardOpen(waitMs);
         const error = new CircuitOpenError(this.server, waitMs);
-        for (const waiter of this.waiters.splice(0, want)) settle(waiter, undefined, error);
+        for (const waiter of this.waiters.splice(0)) settle(waiter, undefined, error);
         continue;
       }
-      if (granted > 0) {
-        this.health.sawOpen(false);
-        this.link.holding.add(this.keys[0]!);
-        if (why === 4) this.health.probing = true;
-        this.health.resume();
-        const grantedAt = burstEpochMs();
-        const served = this.waiters.splice(0, granted);
-        for (const waiter of served) settle(waiter, this.permit(grantedAt));
-        // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
-        for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
-      }
-      if (this.waiters.length === 0 || granted >= want) continue;
-      if (why === 1) this.health.pause(waitMs, false);
+      this.contended = others > 0;
+      if (this.contended) this.giveBack(this.idle.drop());
+      if (why === PROBE) this.health.probing = true;
+      // Permits handed before a pause wait it out uncollected: the first script after it serves them.
+      if (why !== PAUSED) this.serve(granted + this.handedTotal(handed));
+      // Nothing stopped it (callers came during the round trip), or permits to give back: again now.
+      if (this.waiters.length === 0 || this.releases > 0 || why === 0) continue;
+      if (why === PAUSED) this.health.pause(waitMs, false);
       const untilDeadline = this.expire();
-      if (this.waiters.length > 0) await this.nap(Math.min(waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS, untilDeadline));
+      const napMs = why === QUEUED ? QUEUED_POLL_MS : waitMs > 0 ? Math.min(waitMs, 1_000) : POLL_MS;
+      if (this.waiters.length > 0) await this.nap(Math.min(napMs, untilDeadline));
     }
+  }
+
+  /** The fleet handed this process permits up to a total of `total`: how many it has not used yet. */
+  private handedTotal(total: number): number {
+    const fresh = Math.max(0, total - this.collected);
+    this.collected = Math.max(this.collected, total);
+    return fresh;
+  }
+
+  /** `granted` permits came (a script's answer, or another member's grant message): the oldest waiting calls take them. */
+  private serve(granted: number): void {
+    if (granted <= 0) return;
+    this.health.sawOpen(false);
+    this.link.holding.add(this.keys[0]!);
+    this.health.resume();
+    const grantedAt = burstEpochMs();
+    const served = this.waiters.splice(0, granted);
+    for (const waiter of served) settle(waiter, this.permit(grantedAt));
+    // More than the callers still waiting (some were served by a hand-off or gave up meanwhile).
+    for (let spare = granted - served.length; spare > 0; spare--) this.give(grantedAt);
+  }
+
+  /** Another member handed this process permits for its queued calls (`grant <total>`): they start now, no round trip. */
+  private handedOver(text: string): void {
+    const total = Number(text.split(" ")[1]);
+    if (this.link.healthy && total > this.collected && this.health.pausedUntil <= burstEpochMs()) this.serve(this.handedTotal(total));
   }
 
   private permit(grantedAt: number): () => void {
@@ -207,8 +275,9 @@ export class RedisGate implements FleetGate {
    * pause or an opening stands, or while this process could miss one being published.
    */
   private fresh(grantedAt: number, now: number, inUse = true): "fresh" | "renewing" | "stale" {
-    // A process that could miss a pause published now keeps no permit from call to call.
-    if (!this.handOff || !this.bus.listening || !this.health.clear(now)) return "stale";
+    // A process that could miss a pause published now keeps no permit from call to call; nor one
+    // whose permits other members' calls are queued for (they go back, to the oldest of those).
+    if (!this.handOff || this.contended || !this.bus.listening || !this.health.clear(now)) return "stale";
     const age = now - Math.max(grantedAt, this.renewedAt);
     if (age < HAND_OFF_MS) {
       // Half way: renew ahead, so a busy process rarely waits for the answer.
@@ -228,8 +297,8 @@ export class RedisGate implements FleetGate {
     if (!this.link.healthy || client === undefined || now - this.refusedAt < HAND_OFF_MS) return false;
     this.renewing = true;
     this.roundTrips++;
-    const [permits, , , pause, open, votes] = this.keys;
-    client.sbRenewPermits(permits!, pause!, open!, votes!, this.args[0]!, this.args[4]!).then(
+    const [, , , pause, open, votes, , queue, tickets] = this.keys;
+    client.sbRenewPermits(queue!, pause!, open!, votes!, tickets!, this.link.member, this.args[4]!).then(
       (kept) => this.renewed(kept === 1),
       (error: unknown) => {
         this.link.failed(error);
@@ -258,6 +327,12 @@ export class RedisGate implements FleetGate {
     this.giveBack(this.idle.drop());
   }
 
+  /** Another member started queueing for a permit: this process stops keeping idle ones until the queue is empty. */
+  private contend(): void {
+    this.contended = true;
+    this.giveBack(this.idle.drop());
+  }
+
   /** Idle permits whose time in this process is over (or all of them): back to Redis in the next round trip. */
   private giveBack(count: number): void {
     if (count === 0) return;
@@ -279,6 +354,10 @@ export class RedisGate implements FleetGate {
   }
 
   private nap(ms: number): Promise<void> {
+    if (this.rewake) {
+      this.rewake = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);

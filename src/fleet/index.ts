@@ -19,7 +19,7 @@ import { memberStatuses, publishStatus } from "./member-status.js";
 import { redisTokenStore } from "./token-store.js";
 import { checkRedisUrl, maskedUrl } from "./url.js";
 
-export type { BoardFleet, FleetEvent, FleetGate, FleetLimits, FleetListSync, KeptList, SharedListKind } from "../switchboard/fleet-seam.js";
+export type { BoardFleet, FleetEvent, FleetGate, FleetGateState, FleetLimits, FleetListSync, KeptList, SharedListKind } from "../switchboard/fleet-seam.js";
 export type { FleetMemberStatus } from "../switchboard/member-summary.js";
 export type { TokenStore } from "../auth/token-store.js";
 export type { Checkpointer } from "../agents/checkpointer.js";

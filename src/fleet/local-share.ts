@@ -13,7 +13,7 @@ export class LocalShare {
   private running = 0;
   private tokens: number;
   private at = Date.now();
-  private readonly waiting: Waiting<void>[] = [];
+  private readonly queue: Waiting<void>[] = [];
   private timer: NodeJS.Timeout | undefined;
   private expiry: { timer: NodeJS.Timeout; at: number } | undefined;
 
@@ -41,12 +41,17 @@ export class LocalShare {
     return Math.max(1, (this.limits.burst ?? rate) / this.members());
   }
 
+  /** Calls waiting for this process's share. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   /** Resolves when this process's share lets one more call start; rejects when `signal` aborts or `deadline` passes first. */
   acquire(signal?: AbortSignal, deadline = Infinity): Promise<void> {
     if (signal?.aborted) return Promise.reject(cancelled(this.server, signal));
-    if (this.waiting.length === 0 && this.take()) return Promise.resolve();
+    if (this.queue.length === 0 && this.take()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      enqueue(this.waiting, this.server, signal, deadline, resolve, reject);
+      enqueue(this.queue, this.server, signal, deadline, resolve, reject);
       if (deadline !== Infinity) this.armExpiry(deadline);
       this.schedule(0);
     });
@@ -72,12 +77,12 @@ export class LocalShare {
   }
 
   private drain(): void {
-    while (this.waiting.length > 0 && this.take()) settle(this.waiting.shift()!, undefined);
-    if (this.waiting.length === 0 && this.expiry !== undefined) {
+    while (this.queue.length > 0 && this.take()) settle(this.queue.shift()!, undefined);
+    if (this.queue.length === 0 && this.expiry !== undefined) {
       clearTimeout(this.expiry.timer);
       this.expiry = undefined;
     }
-    if (this.waiting.length > 0 && this.running < this.max()) this.schedule(Math.ceil(((1 - this.tokens) * 1000) / this.rate()));
+    if (this.queue.length > 0 && this.running < this.max()) this.schedule(Math.ceil(((1 - this.tokens) * 1000) / this.rate()));
   }
 
   private armExpiry(at: number): void {
@@ -89,7 +94,7 @@ export class LocalShare {
 
   private expire(): void {
     this.expiry = undefined;
-    const next = refuseDue(this.waiting, this.server);
+    const next = refuseDue(this.queue, this.server);
     if (next !== Infinity) this.armExpiry(next);
   }
 

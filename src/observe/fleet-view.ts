@@ -29,7 +29,7 @@ export interface FleetMemberView {
 export interface FleetView {
   /** When Redis was last read (ms since the epoch); undefined before the first read. */
   readAt: number | undefined;
-  /** Why the last read failed, if it did. */
+  /** Why the last read failed, if it did: the members shown are then as last read, stale. */
   error: string | undefined;
   members: FleetMemberView[];
 }
@@ -103,6 +103,9 @@ function server(value: unknown): ServerSummary {
     name: text(s.name) ?? "?",
     state: text(s.state) ?? "?",
     inFlight: num(s.inFlight) ?? 0,
+    waiting: num(s.waiting) ?? 0,
+    paused: s.paused === true,
+    fleetLimit: num(s.fleetLimit),
     restarts: num(s.restarts) ?? 0,
     circuit: text(s.circuit) ?? "?",
     callsPerSecond: num(s.callsPerSecond) ?? 0,

@@ -20,6 +20,19 @@ export type { RunView } from "./agent-runs.js";
 export type { FleetView, FleetMemberView } from "./fleet-view.js";
 export { secretsOf } from "./view.js";
 
+// `board.observe()` resolves to an Observer: the board's layer cannot name this layer's types, so they
+// are added to its BoardObserver here, where they are declared.
+declare module "../switchboard/observation.js" {
+  interface BoardObserver {
+    /** What an open page is sent now (secrets named in `redact` are already replaced in the page's copy). */
+    snapshot(): Snapshot;
+    /** The fleet's members as Redis holds them now (read once; undefined: the board has no fleet). */
+    fleet(): Promise<FleetView | undefined>;
+    /** Pass as runAgent's `events` to show that run on the page. */
+    agentEvents(label?: string): AgentEvents;
+  }
+}
+
 /** A running observer: its address, the snapshot its page is sent, and events for agent runs to show. */
 export class Observer implements BoardObserver {
   readonly url: string;

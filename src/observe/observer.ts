@@ -14,7 +14,19 @@ import { burstNow } from "../util/burst-clock.js";
 import { hostname } from "node:os";
 import type { MemberSummary } from "../switchboard/member-summary.js";
 import { CallStats, lastSecond } from "./stats.js";
-import { argsText, firstLine, runMessages, sessionOf, type CallView, type LifecycleView, type ServerView, type Session, type Snapshot } from "./view.js";
+import { McpError } from "../jsonrpc/errors.js";
+import {
+  argsText,
+  codeText,
+  firstLine,
+  runMessages,
+  sessionOf,
+  type CallView,
+  type LifecycleView,
+  type ServerView,
+  type Session,
+  type Snapshot,
+} from "./view.js";
 
 const KEPT_CALLS = 50;
 const HOST = hostname();
@@ -84,6 +96,8 @@ export class BoardModel implements CallTap {
   private readonly lifecycle: LifecycleView[] = [];
   private readonly lastExit = new Map<string, { at: number; reason: string }>();
   private readonly lastSession = new Map<string, Session>();
+  /** Per server: calls this process refused without sending (kept out of the call stats). */
+  private readonly refused = new Map<string, number>();
   private readonly runs: AgentRuns;
   private readonly unlisten: Array<() => void> = [];
   /** The board's fleet, read while a page is open (index.ts). */
@@ -107,6 +121,19 @@ export class BoardModel implements CallTap {
     this.listen("down", (e) => this.note(e.server, "down", e.reason));
     this.listen("circuit", (e) => this.note(e.server, "circuit", `${e.from} → ${e.to}: ${firstLine(e.reason) ?? ""}`));
     this.listen("fallback", (e) => this.note(e.from, "fallback", `${e.name} → ${e.to}: ${firstLine(e.reason) ?? ""}`));
+    this.listen("fleet", (e) => {
+      const detail =
+        e.type === "paused"
+          ? `Retry-After ${Math.round(e.retryAfterMs)} ms`
+          : e.type === "breaker"
+            ? `${e.state}: ${e.reason}`
+            : e.type === "restored"
+              ? `${e.members} member(s)`
+              : e.type === "resumed"
+                ? ""
+                : e.reason;
+      this.note("server" in e ? e.server : "fleet", `fleet ${e.type}`, firstLine(detail) ?? "");
+    });
   }
 
   private listen<E extends keyof SwitchboardEvents>(event: E, handler: (...payload: SwitchboardEvents[E]) => void): void {
@@ -159,7 +186,12 @@ export class BoardModel implements CallTap {
     // The wall clock from the monotonic one: one clock read per end instead of two.
     const now = TIME_ORIGIN + ended;
     const server = this.serverOf(name);
-    if (server !== undefined) (this.stats.get(server) ?? this.statsOf(server)).record(now, ms, outcome !== "ok");
+    // A call this process refused without sending it (an open circuit, a wait past its timeout) says
+    // nothing of the server's speed: counted apart, not in calls/s and latency.
+    if (outcome === "failed" && error instanceof McpError && !error.delivered) {
+      outcome = "refused";
+      if (server !== undefined) this.refused.set(server, (this.refused.get(server) ?? 0) + 1);
+    } else if (server !== undefined) (this.stats.get(server) ?? this.statsOf(server)).record(now, ms, outcome !== "ok");
     // A ring of records reused in place: no allocation per call once it is full.
     let record = this.calls[this.nextCall];
     if (record === undefined) {
@@ -234,6 +266,10 @@ export class BoardModel implements CallTap {
         circuit: s.circuit,
         inFlight: s.inFlight,
         queued: s.queued,
+        waiting: s.waiting,
+        paused: s.paused,
+        fleetLimit: s.fleetLimit,
+        refused: this.refused.get(name) ?? 0,
         fallbacks: [...s.fallbacks],
         session: kept === undefined ? undefined : { ...kept, live: live !== undefined },
         stats: (this.stats.get(name) ?? new CallStats()).series(statsNow),
@@ -251,6 +287,7 @@ export class BoardModel implements CallTap {
         outcome: record.outcome,
         error: record.error === undefined ? undefined : firstLine(errorText(record.error)),
         args: argsText(record.args, this.capture),
+        code: codeText(record.name, record.args, this.capture),
       });
     }
     const runs = this.runs.list().map((run) => ({ ...run, messages: runMessages(run.messages, this.capture) }));
@@ -284,6 +321,9 @@ export class BoardModel implements CallTap {
         name,
         state: s.state,
         inFlight: s.inFlight,
+        waiting: s.waiting,
+        paused: s.paused,
+        fleetLimit: s.fleetLimit,
         restarts: s.restarts,
         circuit: s.circuit,
         callsPerSecond: second.rate,

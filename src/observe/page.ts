@@ -1,6 +1,7 @@
 /**
- * The observer's one page: static HTML with its script inline, no framework and no build step. It opens
- * `/events` (server-sent events; the browser reconnects by itself) and redraws from each snapshot. Every
+ * The observer's one page: static HTML with its script inline, no framework and no build step. It comes
+ * with a snapshot in it, drawn at once (the first paint is never empty), then opens `/events`
+ * (server-sent events; the browser reconnects by itself) and redraws from each snapshot. Every
  * value is set as text (never parsed as HTML), and the sparklines are SVG polylines drawn here.
  */
 const STYLE = `
@@ -16,7 +17,8 @@ h1 { font-size: 1.2rem; } h2 { font-size: 1rem; margin: 1.5rem 0 .5rem; }
 .spark svg { width: 10rem; height: 1.8rem; } .spark polyline { fill: none; stroke: currentColor; stroke-width: 1.2; } .spark circle { fill: currentColor; } .spark .p50 { color: #0969da; } .spark .p99 { color: #8250df; }
 .open { color: var(--bad); font-weight: 600; } .half-open { color: var(--warn); }
 table { border-collapse: collapse; font-size: .85rem; } td, th { text-align: left; padding: .15rem .6rem .15rem 0; vertical-align: top; }
-td.error, td.failed { color: var(--bad); } code { font-size: .8rem; word-break: break-all; }
+td.error, td.failed { color: var(--bad); } td.refused, .paused, .stale { color: var(--warn); } code { font-size: .8rem; word-break: break-all; }
+pre.code { font-size: .8rem; margin: 0; white-space: pre-wrap; max-height: 12rem; overflow: auto; } .totals { margin: .2rem 0; }
 .run { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .8rem; margin-bottom: .8rem; }
 .msg { margin: .3rem 0; padding: .3rem .6rem; border-radius: 6px; max-width: 60rem; white-space: pre-wrap; }
 .msg.user { background: #0969da18; } .msg.assistant { background: #1a7f3718; } .msg.tool { background: #9a670018; } .msg.system { background: #6e778118; }
@@ -73,11 +75,12 @@ function session(s) {
 }
 function server(s) {
   const exit = s.lastExit ? "last exit " + time(s.lastExit.at) + ": " + s.lastExit.reason : undefined;
-  const facts = ["restarts " + s.restarts, "in flight " + s.inFlight, s.queued ? "queued " + s.queued : undefined, "calls " + s.stats.total, s.stats.errors ? "errors " + s.stats.errors : undefined, s.fallbacks.length ? "fallbacks " + s.fallbacks.join(", ") : undefined].filter(Boolean).join(" · ");
+  const limited = s.fleetLimit !== undefined || s.waiting > 0;
+  const facts = ["restarts " + s.restarts, "in flight " + s.inFlight, s.queued ? "queued " + s.queued : undefined, limited ? "waiting " + s.waiting : undefined, s.refused ? "refused here " + s.refused : undefined, "calls " + s.stats.total, s.stats.errors ? "errors " + s.stats.errors : undefined, s.fallbacks.length ? "fallbacks " + s.fallbacks.join(", ") : undefined].filter(Boolean).join(" · ");
   return h("li", { class: "server", "data-server": s.name, "data-state": s.state, "data-restarts": s.restarts },
     h("div", {},
       h("strong", {}, s.name), " ", h("span", { class: "state " + s.state }, s.state), " ",
-      h("span", { class: "circuit " + s.circuit }, "breaker " + s.circuit),
+      h("span", { class: "circuit " + s.circuit }, "breaker " + s.circuit), s.paused ? h("span", { class: "paused" }, " · paused") : "",
       h("div", { class: "facts" }, facts),
       exit && h("div", { class: "facts exit" }, exit),
       s.downReason && h("div", { class: "facts" }, "down: " + s.downReason),
@@ -87,7 +90,11 @@ function server(s) {
 function block(b) {
   if (b.type === "text") return h("div", { class: "text" }, b.text);
   if (b.type === "thinking") return h("div", { class: "thinking" }, "thinking: " + b.text);
-  if (b.type === "tool_use") return h("div", { class: "tool_use" }, "→ " + b.name + " " + (typeof b.input === "string" ? b.input : JSON.stringify(b.input)));
+  if (b.type === "tool_use") {
+    const code = b.name.endsWith("run_code") && b.input && typeof b.input.code === "string" ? b.input.code : undefined;
+    if (code !== undefined) return h("div", { class: "tool_use" }, "→ " + b.name, h("pre", { class: "code" }, code));
+    return h("div", { class: "tool_use" }, "→ " + b.name + " " + (typeof b.input === "string" ? b.input : JSON.stringify(b.input)));
+  }
   const text = (b.content || []).map((c) => c.type === "text" ? c.text : "[" + c.type + "]").join("\\n");
   return h("div", { class: "tool_result" + (b.isError ? " failed" : "") }, (b.isError ? "✗ " : "← ") + text);
 }
@@ -97,12 +104,12 @@ function run(r) {
     r.messages.map((m) => h("div", { class: "msg " + m.role }, h("div", { class: "role" }, m.role), m.content.map(block))));
 }
 function draw(snap) {
-  drawFleet(snap.fleet);
+  drawFleet(snap.fleet, snap.at);
   $("servers").replaceChildren(h("li", {}, h("strong", {}, "board"), h("span", { class: "muted" }, " · " + snap.servers.length + " servers · updated " + time(snap.at)), h("ul", {}, snap.servers.map(server))));
   $("lifecycle").replaceChildren(...snap.lifecycle.slice().reverse().map((e) => h("tr", {}, h("td", {}, time(e.at)), h("td", {}, e.server), h("td", {}, e.event), h("td", {}, e.detail))));
   $("calls").replaceChildren(...snap.calls.slice(-20).reverse().map((c) => h("tr", {},
     h("td", {}, time(c.at)), h("td", {}, c.name), h("td", {}, fmt(c.ms) + " ms"), h("td", { class: c.outcome }, c.outcome + (c.error ? ": " + c.error : "")),
-    h("td", {}, snap.captureToolContent ? h("code", {}, c.args ?? "") : ""))));
+    h("td", {}, !snap.captureToolContent ? "" : c.code !== undefined ? h("pre", { class: "code" }, c.code) : h("code", {}, c.args ?? "")))));
   $("args-note").hidden = snap.captureToolContent;
   $("runs").replaceChildren(...(snap.runs.length ? snap.runs.slice().reverse().map(run) : [h("p", { class: "muted" }, "No agent run yet: pass observer.agentEvents() as runAgent's events.")]));
 }
@@ -112,19 +119,37 @@ function fleetServer(s) {
   return h("div", { class: "fleet-server", "data-fleet-server": s.name, "data-state": s.state },
     h("strong", {}, s.name), " ", h("span", { class: "state " + s.state }, s.state), " · in flight " + s.inFlight + " · " + rate + (s.restarts ? " · restarts " + s.restarts : "") + (s.circuit !== "closed" ? " · breaker " + s.circuit : ""));
 }
-function member(m) {
+function member(m, stale) {
   return h("tr", { class: "member" + (m.alive ? "" : " gone"), "data-member": m.id, "data-alive": m.alive, "data-pid": m.pid },
     h("td", {}, h("code", {}, m.id), m.self ? h("span", { class: "muted" }, " (this process)") : ""),
     h("td", {}, m.host ?? "–"), h("td", {}, m.pid ?? "–"), h("td", {}, m.uptimeMs === undefined ? "–" : ago(m.uptimeMs)),
-    h("td", {}, ago(m.lastBeatAgoMs) + " ago"), h("td", { class: "alive" }, m.alive ? "live" : "gone"),
+    h("td", {}, ago(m.lastBeatAgoMs + stale) + " ago"), h("td", { class: stale && m.alive ? "stale" : "alive", "data-stale": stale > 0 }, stale && m.alive ? "stale" : m.alive ? "live" : "gone"),
     h("td", { class: "servers" }, m.servers ? m.servers.map(fleetServer) : h("span", { class: "muted" }, "no summary")));
 }
-function drawFleet(fleet) {
+// Fleet-wide, per server, over the live members: calls/s, permits held (calls in flight) against the
+// cap, calls waiting. While Redis cannot be read the members are as last read: stale, not live.
+function totals(fleet) {
+  const by = new Map();
+  for (const m of fleet.members) for (const s of (m.alive ? m.servers || [] : [])) {
+    const t = by.get(s.name) || { name: s.name, rate: 0, held: 0, waiting: 0, limit: undefined, open: 0, paused: 0 };
+    t.rate += s.callsPerSecond; t.held += s.inFlight; t.waiting += s.waiting || 0;
+    if (s.fleetLimit !== undefined) t.limit = s.fleetLimit;
+    if (s.circuit === "open") t.open++;
+    if (s.paused) t.paused++;
+    by.set(s.name, t);
+  }
+  return [...by.values()].map((t) => h("div", { class: "totals", "data-total": t.name, "data-rate": t.rate, "data-held": t.held, "data-waiting": t.waiting },
+    h("strong", {}, t.name), " · " + t.rate + " calls/s · permits held " + t.held + (t.limit !== undefined ? " of " + t.limit : "") + " · waiting " + t.waiting + (t.open ? " · breaker open in " + t.open : "") + (t.paused ? " · paused in " + t.paused : "")));
+}
+function drawFleet(fleet, at) {
   $("fleet-section").hidden = !fleet;
   if (!fleet) return;
+  const stale = fleet.error && fleet.readAt ? Math.max(1, at - fleet.readAt) : fleet.error ? 1 : 0;
   const live = fleet.members.filter((m) => m.alive).length;
-  $("fleet-note").textContent = live + " live of " + fleet.members.length + " listed" + (fleet.readAt ? " · read " + time(fleet.readAt) : " · not read yet") + (fleet.error ? " · " + fleet.error : "");
-  $("fleet").replaceChildren(...fleet.members.map(member));
+  const gone = fleet.members.length - live;
+  $("fleet-note").textContent = (stale ? "stale: " : "") + live + " live, " + gone + " gone" + (fleet.readAt ? " · read " + time(fleet.readAt) : " · not read yet") + (fleet.error ? " · " + fleet.error : "");
+  $("fleet-totals").replaceChildren(...totals(fleet));
+  $("fleet").replaceChildren(...fleet.members.map((m) => member(m, stale)));
 }
 function connect() {
   const source = new EventSource("events");
@@ -132,10 +157,12 @@ function connect() {
   source.onerror = () => { $("live").textContent = "● reconnecting"; $("live").className = "off"; };
   source.onmessage = (event) => draw(JSON.parse(event.data));
 }
+draw(JSON.parse($("first").textContent));
 connect();
 `;
 
-export const PAGE = `<!doctype html>
+/** The page, with `snapshot` (the JSON a page is sent) in it for its first paint; "<" escaped, so no text in it can end the script block. */
+export const page = (snapshot: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -149,6 +176,7 @@ export const PAGE = `<!doctype html>
 <ul id="servers" class="tree"></ul>
 <section id="fleet-section" hidden>
 <h2>Fleet <span id="fleet-note" class="muted"></span></h2>
+<div id="fleet-totals"></div>
 <table><thead><tr><th>member</th><th>host</th><th>pid</th><th>uptime</th><th>heartbeat</th><th></th><th>servers</th></tr></thead><tbody id="fleet"></tbody></table>
 </section>
 <h2>Lifecycle</h2>
@@ -158,6 +186,7 @@ export const PAGE = `<!doctype html>
 <table><tbody id="calls"></tbody></table>
 <h2>Agent runs</h2>
 <div id="runs"></div>
+<script id="first" type="application/json">${snapshot.replaceAll("<", "\\u003c")}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError } from "../jsonrpc/errors.js";
-import { PAGE } from "./page.js";
+import { page } from "./page.js";
 
 export const DEFAULT_PORT = 7331;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -99,20 +99,28 @@ export class ObserverServer {
     if (request.method !== "GET") {
       response.writeHead(405, { ...common, allow: "GET" }).end();
     } else if (path === "/") {
-      response
-        .writeHead(200, {
-          ...common,
-          "content-type": "text/html; charset=utf-8",
-          "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
-        })
-        .end(PAGE);
+      // The page arrives with a snapshot in it: its first paint shows the board, never an empty page.
+      void this.fresh().then(() =>
+        response
+          .writeHead(200, {
+            ...common,
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+          })
+          .end(page(this.payload())),
+      );
     } else if (path === "/snapshot.json") {
-      response.writeHead(200, { ...common, "content-type": "application/json" }).end(this.payload());
+      void this.fresh().then(() => response.writeHead(200, { ...common, "content-type": "application/json" }).end(this.payload()));
     } else if (path === "/events") {
       this.openStream(response);
     } else {
       response.writeHead(404, { ...common, "content-type": "text/plain" }).end("Not found\n");
     }
+  }
+
+  /** Reads what is read elsewhere (the fleet's members) for a snapshot asked for outside the ticks. */
+  private fresh(): Promise<void> {
+    return this.refresh?.() ?? Promise.resolve();
   }
 
   private openStream(response: ServerResponse): void {

@@ -33,8 +33,18 @@ export interface ServerView {
   lastError: string | undefined;
   downReason: string | undefined;
   circuit: string;
+  /** Calls sent to the server and not answered yet. */
   inFlight: number;
+  /** Calls waiting for this process's own `maxConcurrency`. */
   queued: number;
+  /** Calls waiting for the fleet (a permit, a rate-limit slot, a pause), not sent yet. */
+  waiting: number;
+  /** The fleet paused the server (Retry-After). */
+  paused: boolean;
+  /** The fleet-wide `maxConcurrency` (undefined: no fleet limit). */
+  fleetLimit: number | undefined;
+  /** Calls this process refused without sending them (an open circuit, a wait past the call's timeout); not in the call stats. */
+  refused: number;
   fallbacks: string[];
   /** The live session, or the last one seen while the server is away (`live: false`). */
   session: (Session & { live: boolean }) | undefined;
@@ -46,9 +56,12 @@ export interface CallView {
   name: string;
   server: string | undefined;
   ms: number;
-  outcome: "ok" | "error" | "failed";
+  /** `refused`: this process refused the call without sending it (an open circuit, a wait past its timeout). */
+  outcome: "ok" | "error" | "failed" | "refused";
   error: string | undefined;
   args: string | undefined;
+  /** A code-mode call's source (its `code` argument) as written, when arguments are shown. */
+  code: string | undefined;
 }
 
 export interface LifecycleView {
@@ -85,11 +98,21 @@ export function sessionOf(board: Switchboard, name: string): Session | undefined
   };
 }
 
-/** The first line of an error's text, bounded. */
+/**
+ * The first line of an error's text, bounded. The lines after it stay off the page (a stdio exit's
+ * stderr may hold anything the server printed), and a line that announced them says so instead of
+ * ending in "Last stderr:" with nothing after it.
+ */
 export function firstLine(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  const line = text.split("\n", 1)[0] ?? "";
+  const line = (text.split("\n", 1)[0] ?? "").replace(/\.? Last stderr:$/, " (its stderr is not shown here)");
   return line.length > TEXT_LIMIT ? `${line.slice(0, TEXT_LIMIT)}…` : line;
+}
+
+/** A code-mode call's source (a `run_code` tool's `code` argument), bounded, when arguments are shown. */
+export function codeText(name: string, args: Record<string, unknown> | undefined, capture: boolean): string | undefined {
+  if (!capture || !name.endsWith("run_code") || typeof args?.code !== "string") return undefined;
+  return args.code.length > TEXT_LIMIT * 16 ? `${args.code.slice(0, TEXT_LIMIT * 16)}…` : args.code;
 }
 
 /** Arguments as the page shows them: JSON, bounded, or nothing when content capture is off. */

@@ -11,9 +11,10 @@
  *
  * What counts is decided by `breakerOutcomeOf(error)`: only failures that say something about the
  * server's health (transport failures, timeouts) count; an answer from the server, even an error answer,
- * proves it is alive; a caller's cancellation or our own queue's overload says nothing about it.
+ * proves it is alive; a caller's cancellation, our own queue's overload or a wait that timed out before
+ * the request was sent says nothing about it.
  */
-import { McpError, OverloadError, RequestCancelledError } from "../jsonrpc/errors.js";
+import { McpError, OverloadError, RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js";
 import type { Clock } from "./restart-intensity.js";
 
 export type CircuitState = "closed" | "open" | "half-open";
@@ -50,6 +51,9 @@ export type BreakerOutcome = "success" | "failure" | "neutral";
 export function breakerOutcomeOf(error: unknown): BreakerOutcome {
   // CircuitOpenError: a fleet's open circuit refused the call here; it never reached the server.
   if (error instanceof RequestCancelledError || error instanceof OverloadError || error instanceof CircuitOpenError) return "neutral";
+  // A timeout before the request was sent (a wait for a fleet permit, a rate slot or a pause): waiting
+  // is not failing, and says nothing about the server.
+  if (error instanceof RequestTimeoutError && !error.delivered) return "neutral";
   if (error instanceof McpError) return error.retryable ? "failure" : "success";
   return "failure";
 }

@@ -8,7 +8,8 @@ import { OAuthProvider, oauth } from "../auth/oauth.js";
 import { oauthFromConfig } from "../auth/config.js";
 import type { SwitchboardConfig } from "./config-types.js";
 import type { FromConfigOptions } from "./board-options.js";
-import { loadFleet, type BoardFleet } from "./fleet-seam.js";
+import { ConfigError } from "../jsonrpc/errors.js";
+import { loadFleet, type BoardFleet, type FleetEvent } from "./fleet-seam.js";
 import type { RunnableEntry, ServerRuntime } from "./server-runtime.js";
 import { memberJoined } from "./member-summary.js";
 import type { Switchboard } from "./switchboard.js";
@@ -16,10 +17,20 @@ import type { Switchboard } from "./switchboard.js";
 /** Fleets a board built from its own config, so closed by it. */
 const owned = new WeakSet<BoardFleet>();
 
-/** The fleet a board built from a config uses: the caller's, else one made from the config's `fleet`. */
+/**
+ * The fleet a board built from a config uses: the caller's, else one made from the config's `fleet`.
+ * A bad `fleet` section (its Redis URL, its prefix) is refused naming the config file.
+ */
 export async function fleetFor(config: SwitchboardConfig, given: BoardFleet | undefined): Promise<BoardFleet | undefined> {
   if (given !== undefined || config.fleet === undefined) return given;
-  const fleet = await loadFleet(config.fleet);
+  let fleet: BoardFleet;
+  try {
+    fleet = await loadFleet(config.fleet);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.file !== undefined || config.file === undefined) throw error;
+    const field = error.field !== undefined ? { field: error.field } : {};
+    throw new ConfigError(error.message.replace(/^field "[^"]*": /, ""), { file: config.file, ...field, cause: error });
+  }
   owned.add(fleet);
   return fleet;
 }
@@ -42,6 +53,16 @@ export async function withConfigFleet(loading: Promise<SwitchboardConfig>, optio
   return [config, { ...options, fleet: await fleetFor(config, options.fleet) }];
 }
 
+/**
+ * A fleet event is the board's `fleet` event; the fleet's breaker decision on one of the board's servers
+ * is also this member's own `circuit` event, as its `status()` shows it (server-runtime.ts).
+ */
+function fleetEvent(board: Switchboard, event: FleetEvent): void {
+  board.emit("fleet", event);
+  if (event.type !== "breaker" || !board.serverNames.includes(event.server)) return;
+  board.emit("circuit", { server: event.server, from: event.state === "open" ? "closed" : "open", to: event.state, reason: `fleet: ${event.reason}` });
+}
+
 /** Per board: its fleet events' unsubscribe, and how many of its servers have not stopped yet. */
 const joined = new WeakMap<object, { off: () => void; running: number }>();
 
@@ -54,7 +75,7 @@ export function joinFleet(runtime: ServerRuntime, fleet: BoardFleet | undefined,
   if (fleet === undefined) return runtime;
   let membership = joined.get(board);
   if (membership === undefined) {
-    const offEvents = fleet.onEvent((event) => board.emit("fleet", event));
+    const offEvents = fleet.onEvent((event) => fleetEvent(board, event));
     // The observer layer, when loaded, counts this board's calls and sends its summary with the heartbeat.
     const leave = memberJoined(board, fleet);
     joined.set(board, (membership = { off: () => (offEvents(), leave?.()), running: 0 }));

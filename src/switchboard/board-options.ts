@@ -95,8 +95,17 @@ export interface ServerStatus {
   restarts: number;
   lastError: string | undefined;
   downReason: string | undefined;
+  /** Calls sent to the server and not answered yet. */
   inFlight: number;
+  /** Calls waiting for this process's own `maxConcurrency`. */
   queued: number;
+  /** Calls waiting for the fleet: a permit, a rate-limit slot or the end of a pause (0 without a fleet gate). */
+  waiting: number;
+  /** The fleet paused the server (a 429 or 503 with Retry-After, here or at another member). */
+  paused: boolean;
+  /** The entry's fleet-wide `maxConcurrency` (undefined: none). */
+  fleetLimit: number | undefined;
+  /** This process's breaker, or the fleet's when the fleet opened it. */
   circuit: "closed" | "open" | "half-open";
   protocolVersion: string | undefined;
   fallbacks: string[];

@@ -30,8 +30,20 @@ export type FleetEvent =
   /** A process died between a token response and storing it; the rotated token is lost: a person must authorize again. */
   | { type: "reauthorization-required"; server: string; reason: string };
 
+/** What a gate knows now of its server across the fleet (a member's `status()` shows it). */
+export interface FleetGateState {
+  /** The fleet's breaker decision: "open" while it refuses calls, "half-open" while one member probes; undefined: closed. */
+  circuit: "open" | "half-open" | undefined;
+  /** A Retry-After pause stands. */
+  paused: boolean;
+  /** Calls of this process waiting for a permit, a rate-limit slot or the end of a pause. */
+  waiting: number;
+}
+
 /** One server's share of the fleet: a permit per call, and what the server's answers teach the fleet. */
 export interface FleetGate {
+  /** The fleet's decisions on the server as this member knows them, and its calls waiting. */
+  state(): FleetGateState;
   /**
    * Waits (never fails for a full limit) until the call may start across the fleet; resolves with the
    * function that gives the permit back. Rejects only when `signal` aborts, the call's `deadline` (ms

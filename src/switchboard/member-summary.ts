@@ -11,7 +11,14 @@ import type { Switchboard } from "./switchboard.js";
 export interface ServerSummary {
   name: string;
   state: string;
+  /** Calls sent to the server and not answered yet (each holds one of the fleet's permits). */
   inFlight: number;
+  /** Calls waiting for the fleet: a permit, a rate-limit slot or the end of a pause. */
+  waiting: number;
+  /** The fleet paused the server (Retry-After). */
+  paused: boolean;
+  /** The fleet-wide `maxConcurrency` of the server (undefined: none). */
+  fleetLimit: number | undefined;
   restarts: number;
   circuit: string;
   /** Calls finished in the last whole second. */

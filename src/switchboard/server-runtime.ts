@@ -120,14 +120,18 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   }
 
   status(): ServerStatus {
+    const fleet = this.fleetGate?.state(); // calls waiting for the fleet are not in flight; its circuit wins
     return {
       state: this.state,
       restarts: this.restarts,
       lastError: this.lastError?.message,
       downReason: this.downReason,
-      inFlight: this.limiter.pending,
+      inFlight: Math.max(0, this.limiter.pending - (fleet?.waiting ?? 0)),
       queued: this.limiter.size,
-      circuit: this.circuit,
+      waiting: fleet?.waiting ?? 0,
+      paused: fleet?.paused ?? false,
+      fleetLimit: this.entry.fleet?.maxConcurrency,
+      circuit: fleet?.circuit ?? this.circuit,
       protocolVersion: this.client?.protocolVersion,
       fallbacks: this.entry.fallbacks,
     };

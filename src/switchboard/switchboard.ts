@@ -65,6 +65,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly principals: PrincipalClients;
   private readonly urlPolicy: UrlPolicy;
   private readonly names: ToolNames; // what tool-resolve.ts needs of the board
+  readonly fleet: SwitchboardInit["fleet"]; // the board's fleet (also one built from mcp.json); undefined without one
   /** What routedCall (board-route.ts) needs of the board, made once. */
   private readonly routing: RoutingContext = {
     hooks: () => this.hooks,
@@ -105,6 +106,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     const codeEntries = "options" in init ? {} : init.servers;
     const client = clientDefaults(settings);
     this.urlPolicy = client.urlPolicy; // its OAuth agents' sockets are closed with the board
+    this.fleet = settings.fleet;
     for (const [name, entry] of Object.entries(config.servers)) {
       const code = codeEntries[name];
       const runnable: RunnableEntry = withFleetStore({ ...entry, transport: code?.transport, client: code?.client }, settings.fleet);

@@ -71,17 +71,26 @@ describe("fleet permits while degraded (no Redis)", () => {
     await expect(gate.acquire(undefined, Date.now() + 100)).rejects.toBeInstanceOf(RequestTimeoutError);
   });
 
-  it("through the board: a routed call past its timeout fails with a timeout and never reaches the server", async () => {
+  it("through the board: a routed call past its timeout fails with a timeout and never reaches the server, nor opens the breaker", async () => {
     const server = await startCountingServer({ holdMs: 1500 });
     const fleet = redisFleet({ url: await deadUrl() }, "board");
     fleets.push(fleet);
-    const board = new Switchboard({ servers: { api: { url: server.url, fleet: { maxConcurrency: 1 } } }, fleet });
+    // One failure would open this breaker: waiting for a permit must not count as one.
+    const board = new Switchboard({
+      servers: { api: { url: server.url, fleet: { maxConcurrency: 1 }, circuit: { failureThreshold: 1, cooldownMs: 60_000 } } },
+      fleet,
+    });
+    const circuits: string[] = [];
+    board.on("circuit", (event) => circuits.push(event.to));
     try {
       await board.start();
       await fleet.ready();
       const first = board.callTool("api__work", {});
       await waitFor(() => server.inFlight === 1);
       await expect(board.callTool("api__work", {}, { timeoutMs: 200 })).rejects.toBeInstanceOf(RequestTimeoutError);
+      await expect(board.callTool("api__work", {}, { timeoutMs: 200 })).rejects.toThrow(/fleet permit/);
+      expect(circuits).toEqual([]);
+      expect(board.status().api.circuit).toBe("closed");
       const aborter = new AbortController();
       const cancelled = board.callTool("api__work", {}, { signal: aborter.signal });
       setTimeout(() => aborter.abort(), 50);

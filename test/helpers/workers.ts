@@ -7,6 +7,10 @@ export interface Outcome {
   errors: string[];
   events: string[];
   fleetEvents: Array<{ type: string; at: number }> | string[];
+  /** Caps workers: each call's time (the server's hold plus its wait for a permit), ms. */
+  p50Ms?: number;
+  p99Ms?: number;
+  maxMs?: number;
   /** Storm workers: the longest wait between two successful calls, ms. */
   maxGapMs?: number;
 }

@@ -17,6 +17,8 @@ import { redisFleet } from "../../src/fleet/index.js";
 import { LEASE_MS } from "../../src/fleet/link.js";
 import { redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
 import { startWorker, type Worker } from "../helpers/workers.js";
+import { startCountingServer } from "../fixtures/fleet/counting-server.js";
+import { waitFor } from "../helpers/processes.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
@@ -134,7 +136,7 @@ describe.skipIf(!available || !redisAvailable)("the observer page of a fleet in 
       await page.waitForSelector(`${other}[data-alive="true"] [data-fleet-server="beta"][data-state="up"]`, { timeout: 20_000 });
       await page.waitForSelector(`[data-member][data-pid="${process.pid}"][data-alive="true"] [data-fleet-server="alpha"]`, { timeout: 10_000 });
       expect(await page.$eval(other, (el) => el.textContent ?? "")).toMatch(/beta up · in flight \d+ · \d+ calls\/s/);
-      expect(await page.$eval("#fleet-note", (el) => el.textContent ?? "")).toContain("2 live of 2 listed");
+      expect(await page.$eval("#fleet-note", (el) => el.textContent ?? "")).toContain("2 live, 0 gone");
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, "observer-fleet.png"), fullPage: true });
 
@@ -150,4 +152,58 @@ describe.skipIf(!available || !redisAvailable)("the observer page of a fleet in 
       await fleet.close();
     }
   }, 90_000);
+});
+
+describe.skipIf(!available || !redisAvailable)("the observer page's numbers against the server's (real Redis)", () => {
+  it("first paint from the server's snapshot; in flight, waiting and refused apart; fleet totals; stale while Redis is away", async () => {
+    const redis = await startRedis();
+    const server = await startCountingServer({ holdMs: 1_500 });
+    const fleet = redisFleet({ url: redis.url }, `numbers-${Date.now()}`);
+    const b = board({ servers: { api: { url: server.url, fleet: { maxConcurrency: 2 }, restart: { maxRestarts: 0 } } }, fleet });
+    await b.start();
+    await fleet.ready();
+    const observer = await observe(b, { port: 0 });
+    const browser = await launch();
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(String(error)));
+      // The HTML itself carries the board: drawn before any event arrives.
+      await page.goto(observer.url, { waitUntil: "domcontentloaded" });
+      expect(await page.$('[data-server="api"][data-state="up"]')).not.toBeNull();
+
+      const calls = Array.from({ length: 5 }, () => b.callTool("api__work", {}));
+      // A call whose permit wait outlasts its timeout: refused here, never sent.
+      await expect(b.callTool("api__work", {}, { timeoutMs: 100 })).rejects.toThrow(/fleet permit/);
+      await waitFor(() => server.inFlight === 2 && b.status().api.waiting === 3, 5_000);
+      await page.waitForFunction(
+        `(() => { const el = document.querySelector('[data-server="api"]'); return el !== null && el.textContent.includes("in flight 2 ·") && el.textContent.includes("waiting 3"); })()`,
+        { timeout: 5_000, polling: 50 },
+      );
+      const row = await page.$eval('[data-server="api"]', (el) => el.textContent ?? "");
+      expect(row).toContain(`in flight ${server.inFlight} ·`);
+      expect(row).toContain("refused here 1");
+      await page.waitForSelector('[data-total="api"][data-held="2"][data-waiting="3"]', { timeout: 5_000 });
+      expect(await page.$eval('[data-total="api"]', (el) => el.textContent ?? "")).toContain("permits held 2 of 2");
+      await Promise.all(calls);
+      // Calls/s counts what the server answered: the 5 calls, not the refused one.
+      expect(b.status().api.inFlight).toBe(0);
+      expect(server.starts.length).toBe(5);
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, "observer-numbers.png"), fullPage: true });
+
+      await redis.stop();
+      await page.waitForSelector(`[data-member][data-pid="${process.pid}"] [data-stale="true"]`, { timeout: 10_000 });
+      expect(await page.$eval("#fleet-note", (el) => el.textContent ?? "")).toMatch(/^stale: /);
+      expect(await page.$eval("#lifecycle", (el) => el.textContent ?? "")).toContain("fleet degraded");
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      await observer.close();
+      await b.stop();
+      await fleet.close();
+      await server.close();
+      await redis.stop();
+    }
+  }, 60_000);
 });

@@ -27,8 +27,32 @@ describe("FleetWatch", () => {
     expect(me.host).toHaveLength(120);
     expect(me.uptimeMs).toBeGreaterThanOrEqual(5_000);
     expect(me.servers).toEqual([
-      { name: "db", state: "up", inFlight: 0, restarts: 1, circuit: "closed", callsPerSecond: 12, p50: 1.5, p99: 9 },
-      { name: "?", state: "?", inFlight: 0, restarts: 0, circuit: "?", callsPerSecond: 0, p50: null, p99: null },
+      {
+        name: "db",
+        state: "up",
+        inFlight: 0,
+        waiting: 0,
+        paused: false,
+        fleetLimit: undefined,
+        restarts: 1,
+        circuit: "closed",
+        callsPerSecond: 12,
+        p50: 1.5,
+        p99: 9,
+      },
+      {
+        name: "?",
+        state: "?",
+        inFlight: 0,
+        waiting: 0,
+        paused: false,
+        fleetLimit: undefined,
+        restarts: 0,
+        circuit: "?",
+        callsPerSecond: 0,
+        p50: null,
+        p99: null,
+      },
     ]);
     expect(JSON.stringify(view)).not.toContain("sekret");
     expect(JSON.stringify(view)).not.toContain("u:p@");

@@ -212,6 +212,8 @@ describe("board.observe and closing", () => {
     await b.start();
     const observer = await b.observe({ port: 0 });
     expect(b.callTap).toBeDefined();
+    // Typed with the observer's own methods (no cast): the snapshot a page is sent.
+    expect(observer.snapshot().servers.map((s) => s.name)).toEqual(["echo"]);
     await expect(b.observe({ port: 0 })).rejects.toThrow(/already observed/);
     const page = new EventStream(observer.url);
     await page.until(() => true);
