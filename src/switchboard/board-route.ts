@@ -59,7 +59,10 @@ export async function routedCall<T>(
       whileRestarting: board.whileRestarting(),
       attempts: context.attempts,
       standalone: (options as BoardCallOptions).principal === undefined ? undefined : board.principals().standalone,
-      onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
+      onFallback: (from, to, reason, error) => {
+        board.emit("fallback", { name, from, to, reason, error });
+        (options as BoardCallOptions).onFallback?.(from, to, reason);
+      },
     });
     context.server = context.attempts[context.attempts.length - 1];
     return hooks.after === undefined ? result : await applyAfter(hooks.after.bind(hooks), context, result, report);
