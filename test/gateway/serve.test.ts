@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { connect } from "../../src/client/connect.js";
+import { serveBoard } from "../../src/gateway/index.js";
+import { ConfigError } from "../../src/jsonrpc/errors.js";
 import { echo, gatewaysAfterEach, post } from "./helpers.js";
 
 const { serve, sdkClient, track } = gatewaysAfterEach();
@@ -9,6 +11,14 @@ describe("serveBoard: the board as one Streamable HTTP server", () => {
   it("listens on 127.0.0.1, a free port and /mcp by default", async () => {
     const gateway = await serve();
     expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it("a bad option is a ConfigError naming its field, before anything listens", async () => {
+    const { board } = await serve();
+    await expect(serveBoard(board, { port: 70_000 })).rejects.toThrow(/gateway\.port/);
+    await expect(serveBoard(board, { path: "mcp" })).rejects.toThrow(/gateway\.path/);
+    await expect(serveBoard(board, { maxBodyBytes: 0 })).rejects.toThrow(ConfigError);
+    await expect(serveBoard(board, { auth: { apiKeys: {} } })).rejects.toThrow(/gateway\.auth\.apiKeys/);
   });
 
   it("the official SDK client lists the board's tools, named as board.listTools() names them, and calls them", async () => {
