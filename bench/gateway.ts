@@ -30,7 +30,9 @@ const SDK = "SDK-only proxy";
 const PATHS = [DIRECT, OURS, SDK] as const;
 type Path = (typeof PATHS)[number];
 
-const { serveBoard } = (await import(process.env.BENCH_DIST ? new URL("../dist/gateway/index.js", import.meta.url).href : "../src/gateway/index.js")) as typeof GatewayModule;
+const { serveBoard } = (await import(
+  process.env.BENCH_DIST ? new URL("../dist/gateway/index.js", import.meta.url).href : "../src/gateway/index.js"
+)) as typeof GatewayModule;
 
 function startProxy(mode: "ours" | "sdk", upstream: string): Promise<ServerProcess> {
   const script = fileURLToPath(new URL("./lib/gateway-proxy.ts", import.meta.url));
@@ -57,13 +59,13 @@ async function run(path: Path, url: string, concurrency: number): Promise<Row> {
   const tool = path === OURS ? "up__echo" : "echo";
   try {
     await drive("warm-up", 200, concurrency, () => client.callTool(tool, ECHO_ARGS));
-    return summarise(await drive(path, CALLS[concurrency]!, concurrency, () => client.callTool(tool, ECHO_ARGS)));
+    return summarise(await drive(path, CALLS[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS)));
   } finally {
     await client.close();
   }
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Heap per idle 2025-era session: SESSIONS sessions opened by `initialize` on a gateway in this process. */
 async function sessionHeap(upstream: string): Promise<number> {
@@ -71,8 +73,16 @@ async function sessionHeap(upstream: string): Promise<number> {
   await board.start();
   const gateway = await serveBoard(board, { port: 0 });
   try {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } } });
-    const open = () => fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body }).then((r) => r.text());
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "b", version: "1" } },
+    });
+    const open = () =>
+      fetch(gateway.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body }).then((r) =>
+        r.text(),
+      );
     for (let i = 0; i < 20; i++) await open(); // the server's own first-use allocations, outside the reading
     const before = await settledHeap();
     for (let i = 0; i < SESSIONS; i += 50) await Promise.all(Array.from({ length: 50 }, open));
@@ -102,13 +112,18 @@ try {
     const seen: Record<Path, Row[]> = { [DIRECT]: [], [OURS]: [], [SDK]: [] };
     for (let round = 0; round < ROUNDS; round++)
       for (let i = 0; i < PATHS.length; i++) {
-        const path = PATHS[(i + round) % PATHS.length]!;
+        const path = PATHS[(i + round) % PATHS.length];
         seen[path].push(await run(path, urls[path], concurrency));
       }
     const rate = (path: Path) => median(seen[path].map((r) => r.reqPerSec));
     const p50 = (path: Path) => median(seen[path].map((r) => r.p50));
     console.log(`### concurrency ${concurrency}\n`);
-    console.log(table(["path", "req/s", "p50 ms", "÷ direct"], PATHS.map((path) => [path, rate(path), p50(path), `${round2(rate(path) / rate(DIRECT))}x`])));
+    console.log(
+      table(
+        ["path", "req/s", "p50 ms", "÷ direct"],
+        PATHS.map((path) => [path, rate(path), p50(path), `${round2(rate(path) / rate(DIRECT))}x`]),
+      ),
+    );
     console.log();
     for (const path of PATHS) rows.push({ concurrency, client: path, reqPerSec: Math.round(rate(path)), p50Ms: round2(p50(path)) });
     ratios[`gateway ÷ direct, c${concurrency}`] = round2(rate(OURS) / rate(DIRECT));
@@ -122,7 +137,12 @@ try {
   const perSession = await sessionHeap(upstreamUrl);
   targets["gateway-session-bytes"] = Math.round(perSession);
   console.log(`Heap per idle session (${SESSIONS} sessions): ${Math.round(perSession)} bytes`);
-  console.log(table(["reading", "value"], Object.entries({ ...ratios, ...targets }).map(([k, v]) => [k, v])));
+  console.log(
+    table(
+      ["reading", "value"],
+      Object.entries({ ...ratios, ...targets }).map(([k, v]) => [k, v]),
+    ),
+  );
 } finally {
   await Promise.all([ours.stop(), sdk.stop(), upstream.stop()]);
 }

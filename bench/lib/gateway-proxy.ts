@@ -20,8 +20,10 @@ const [mode, upstream] = process.argv.slice(2);
 if ((mode !== "ours" && mode !== "sdk") || upstream === undefined) throw new Error("usage: gateway-proxy.ts ours|sdk <upstream url>");
 
 async function ours(): Promise<{ port: number; close(): Promise<void> }> {
-  const { serveBoard } = (await import(process.env.BENCH_DIST ? new URL("../../dist/gateway/index.js", import.meta.url).href : "../../src/gateway/index.js")) as typeof Gateway;
-  const board = new Switchboard({ servers: { up: { url: upstream!, maxConcurrency: 64 } }, client: { protocol: "legacy" } });
+  const { serveBoard } = (await import(
+    process.env.BENCH_DIST ? new URL("../../dist/gateway/index.js", import.meta.url).href : "../../src/gateway/index.js"
+  )) as typeof Gateway;
+  const board = new Switchboard({ servers: { up: { url: upstream, maxConcurrency: 64 } }, client: { protocol: "legacy" } });
   await board.start();
   const gateway = await serveBoard(board, { port: 0 });
   return {
@@ -41,7 +43,7 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 
 async function sdk(): Promise<{ port: number; close(): Promise<void> }> {
   const client = new Client({ name: "sdk-proxy", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(upstream!)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(upstream)));
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const newServer = () => {
     const server = new Server({ name: "sdk-proxy", version: "1.0.0" }, { capabilities: { tools: {} } });
