@@ -23,7 +23,7 @@ async function ours(): Promise<{ port: number; close(): Promise<void> }> {
   const { serveBoard } = (await import(
     process.env.BENCH_DIST ? new URL("../../dist/gateway/index.js", import.meta.url).href : "../../src/gateway/index.js"
   )) as typeof Gateway;
-  const board = new Switchboard({ servers: { up: { url: upstream, maxConcurrency: 64 } }, client: { protocol: "legacy" } });
+  const board = new Switchboard({ servers: { up: { url: upstream } }, client: { protocol: "legacy" } });
   await board.start();
   const gateway = await serveBoard(board, { port: 0 });
   return {
