@@ -173,7 +173,6 @@ export class GatewayServer {
           message: `Too many requests: this session has ${session.inFlight.size} running (limit ${this.settings.maxInFlightPerSession})`,
         },
       });
-    session.calls++;
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     if (meta?.progressToken === undefined) {
       sendJson(response, 200, await this.handler.handle(message, session));

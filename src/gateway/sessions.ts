@@ -21,7 +21,6 @@ export class Session implements Downstream {
   readonly inFlight = new Map<JsonRpcId, AbortController>();
   lastSeen = Date.now();
   stream: ServerResponse | undefined;
-  calls = 0;
   private sent = 0;
   private readonly recent: Array<{ seq: number; frame: string }> = [];
 
