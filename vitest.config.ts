@@ -2,7 +2,13 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 // Multi-process tests that take a minute or more each on two cores: `npm test` leaves them out and
 // `npm run test:procs` (which .ci/run runs) runs only them, so the main suite stays under six minutes.
-const PROCESS_SUITES = ["test/fleet/refresh-storm.test.ts", "test/fleet/caps.test.ts", "test/fleet/reauth-kill.test.ts", "test/fleet/fairness.test.ts"];
+const PROCESS_SUITES = [
+  "test/fleet/refresh-storm.test.ts",
+  "test/fleet/caps.test.ts",
+  "test/fleet/reauth-kill.test.ts",
+  "test/fleet/fairness.test.ts",
+  "test/gateway/serve-cli.test.ts",
+];
 const processSuites = process.env.MCPSB_PROCESS_SUITES === "1";
 
 export default defineConfig({

@@ -33,6 +33,7 @@ const ALL = [
   "search-libraries",
   "durable",
   "observe",
+  "gateway",
 ];
 
 /**

@@ -35,6 +35,10 @@ export const TARGETS: readonly Target[] = [
   { id: "catalog-lazy-100-ms", what: "start a board of 100 lazy stdio servers (catalog snapshot)", bench: "catalog", unit: "ms", atMost: 100 },
   { id: "checkpoint-file-step-ms", what: "durable run, file checkpointer: added per step, 50-message trace", bench: "durable", unit: "ms", atMost: 2 },
   { id: "observer-page-c64", what: "observer on with a page open ÷ off, stdio raw responder, c64 (req/s)", bench: "observe", unit: "x", atLeast: 0.95 },
+  { id: "gateway-vs-direct-c64", what: "gateway ÷ direct, instant tool over Streamable HTTP, c64 (req/s)", bench: "gateway", unit: "x", atLeast: 0.5 },
+  { id: "gateway-vs-sdk-c64", what: "gateway ÷ an SDK-only proxy, instant tool over Streamable HTTP, c64 (req/s)", bench: "gateway", unit: "x", atLeast: 2 },
+  { id: "gateway-added-p50-ms", what: "gateway: p50 latency added at c1", bench: "gateway", unit: "ms" },
+  { id: "gateway-session-bytes", what: "gateway: heap per idle 2025-era session", bench: "gateway", unit: "bytes" },
   { id: "no-regression", what: "every benchmark ratio ÷ its baseline, the lowest (no regression: ≥ 0.9)", bench: "run-all", unit: "x", atLeast: 0.9 },
 ];
 

@@ -8,6 +8,7 @@
  *   demo               all of the above against a bundled server, no configuration needed
  *   login SERVER       authorize a remote server (OAuth) and store its tokens; logout SERVER forgets them
  *   observe [mcp.json] serve the live observer page of the config's board on 127.0.0.1
+ *   serve [mcp.json]   serve the config's board as one MCP server (Streamable HTTP, or --stdio)
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -20,6 +21,7 @@ import { promptCommand, promptsCommand, readCommand, resourcesCommand } from "./
 import { callCommand, toolsCommand, type Output } from "./commands.js";
 import { loginCommand, logoutCommand } from "./login.js";
 import { observeCommand } from "./observe-command.js";
+import { serveCommand } from "./serve-command.js";
 import { downServers, openBoard, type BoardFlags } from "./open-board.js";
 import { nameAndArgs, positiveInt, promptArgs, UsageError } from "./usage.js";
 
@@ -40,6 +42,8 @@ Commands:
   logout <server>          forget (and revoke) a server's stored tokens
   observe [mcp.json]       serve a live page of the servers (state, restarts, calls, latency) on
                            127.0.0.1 until Ctrl-C
+  serve [mcp.json]         serve the servers as one MCP server (Streamable HTTP on 127.0.0.1, path /mcp;
+                           the config's "gateway" section) until Ctrl-C, or over stdio with --stdio
 
 Options:
   -c, --config <file>      the config (default ./mcp.json; mcpServers format)
@@ -53,8 +57,9 @@ Options:
       --server <name>      read: the server to read from, when more than one offers the URI
       --open               login: open the authorization URL in the default browser
       --force              login: authorize again even if tokens are stored
-      --port <n>           observe: the port (default 7331; 0 picks a free one)
-      --host <address>     observe: the address to bind (default 127.0.0.1; others warn)
+      --port <n>           observe: the port (default 7331; 0 picks a free one); serve: (default 0)
+      --host <address>     observe, serve: the address to bind (default 127.0.0.1; others warn)
+      --stdio              serve: over stdin/stdout instead of HTTP
       --capture-tool-content  observe: show call arguments and agent tool content
   -h, --help               this text
   -v, --version            the version
@@ -89,6 +94,7 @@ export async function main(argv: string[], io: Output): Promise<number> {
         port: { type: "string" },
         host: { type: "string" },
         "capture-tool-content": { type: "boolean", default: false },
+        stdio: { type: "boolean", default: false },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -150,6 +156,11 @@ export async function main(argv: string[], io: Output): Promise<number> {
         const config = rest[0] ?? values.config;
         const boardFlags = { timeoutMs, startTimeoutMs: flags.startTimeoutMs, onWarning: (message: string) => io.err(`warning: ${message}`) };
         return await observeCommand({ config, port, host: values.host, captureToolContent: values["capture-tool-content"], flags: boardFlags }, io);
+      }
+      case "serve": {
+        const port = values.port === "0" ? 0 : positiveInt(values.port, "--port");
+        const boardFlags = { timeoutMs, startTimeoutMs: flags.startTimeoutMs, onWarning: (message: string) => io.err(`warning: ${message}`) };
+        return await serveCommand({ config: rest[0] ?? values.config, port, host: values.host, stdio: values.stdio, flags: boardFlags }, io);
       }
       default:
         io.err(`Unknown command "${command}".\n\n${USAGE}`);

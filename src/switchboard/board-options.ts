@@ -88,6 +88,8 @@ export interface BoardCallOptions extends CallToolOptions {
   maxResultChars?: number | undefined;
   /** Whose credentials the call uses (principals.ts); the call then goes on that principal's own client. */
   principal?: string | undefined;
+  /** Told when the call moves to a fallback server (as the board's `fallback` event, but for this call alone). */
+  onFallback?: ((from: string, to: string, reason: string) => void) | undefined;
 }
 
 export interface ServerStatus {

@@ -76,7 +76,10 @@ export async function routedCall<T>(
       attempts: context.attempts,
       standalone: principal === undefined ? undefined : board.principals().standalone,
       beforeFallback: askBeforeFallback,
-      onFallback: (from, to, reason, error) => board.emit("fallback", { name, from, to, reason, error }),
+      onFallback: (from, to, reason, error) => {
+        board.emit("fallback", { name, from, to, reason, error });
+        (options as BoardCallOptions).onFallback?.(from, to, reason);
+      },
     });
     context.server = context.attempts[context.attempts.length - 1];
     return hooks.after === undefined ? result : await applyAfter(hooks.after.bind(hooks), context, result, report);

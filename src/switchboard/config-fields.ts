@@ -306,6 +306,46 @@ const INPUT_FIELDS = fieldTable({
   options: { check: { kind: "string-array" }, description: "pickString: the values to pick from." },
 });
 
+/** The top-level `gateway` object: how `mcp-switchboard serve` serves the board (docs/guide/gateway.md). */
+const GATEWAY_FIELDS = fieldTable({
+  port: { check: { kind: "integer", min: 0, max: 65535 }, description: "The port to listen on. Default: 0 (a free port, printed at start)." },
+  host: { check: { kind: "string", nonEmpty: true }, description: 'The address to listen on. Default: "127.0.0.1".' },
+  path: { check: { kind: "string", nonEmpty: true }, description: 'The MCP endpoint\'s path. Default: "/mcp".' },
+  maxBodyBytes: { check: { kind: "integer", min: 1 }, description: "The largest request body; a larger one gets 413. Default: 4194304." },
+  maxSessions: { check: { kind: "integer", min: 1 }, description: "Sessions held at once; an initialize beyond it gets 503. Default: 10000." },
+  maxInFlightPerSession: { check: { kind: "integer", min: 1 }, description: "Requests one session may have running; beyond it, 429. Default: 64." },
+  sessionIdleMs: { check: { kind: "integer", min: 1 }, description: "A session without requests or an open stream this long is closed. Default: 1800000." },
+  auth: {
+    check: {
+      kind: "object",
+      fields: fieldTable({
+        keys: {
+          check: { kind: "string-map" },
+          substitute: true,
+          description: 'API keys by principal, each a bearer token: { "ada": "${ADA_GATEWAY_KEY}" }.',
+        },
+        jwt: {
+          check: {
+            kind: "object",
+            fields: fieldTable({
+              issuer: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "The tokens' issuer (iss)." },
+              audience: { check: { kind: "string", nonEmpty: true }, substitute: true, description: "The tokens' audience (aud): this gateway." },
+              jwksUrl: {
+                check: { kind: "string", nonEmpty: true },
+                substitute: true,
+                description: "Where the signing keys are. Default: <issuer>/.well-known/jwks.json.",
+              },
+              principalClaim: { check: { kind: "string", nonEmpty: true }, description: 'The claim naming the principal. Default: "sub".' },
+            }),
+          },
+          description: "Bearer tokens are JWTs, checked against the issuer's keys.",
+        },
+      }),
+    },
+    description: "Who may call the gateway: keys or jwt (one of them). Without it, anyone who can reach the port.",
+  },
+});
+
 /** The server maps are checked for shape here; config.ts walks them entry by entry. */
 export const TOP_LEVEL_FIELDS = fieldTable({
   /** The usual key. */
@@ -326,6 +366,11 @@ export const TOP_LEVEL_FIELDS = fieldTable({
   fleet: {
     check: { kind: "object", fields: FLEET_FIELDS },
     description: "Share credentials, limits, breaker decisions and lists with other processes through Redis.",
+  },
+  /** `mcp-switchboard serve`: the board served as one MCP server. */
+  gateway: {
+    check: { kind: "object", fields: GATEWAY_FIELDS },
+    description: "How `mcp-switchboard serve` serves the board as one MCP server: address, limits, auth.",
   },
   /** VS Code: values asked for once, used in server entries as `${input:id}` (from a handler, else MCP_INPUT_<ID>). */
   inputs: {

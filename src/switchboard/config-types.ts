@@ -111,6 +111,8 @@ export interface SwitchboardConfig {
   file?: string;
   /** The top-level `fleet`: the board builds a fleet from it (fleet-seam.ts). */
   fleet?: FleetConfig;
+  /** The top-level `gateway`, checked: what `mcp-switchboard serve` serves the board with. */
+  gateway?: ConfigInput["gateway"];
 }
 
 /** The connection target of an entry, as `connect()` takes it (docs/API.md). */

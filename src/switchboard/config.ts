@@ -151,6 +151,7 @@ export function parseConfig(input: unknown, options: LoadConfigOptions = {}): Sw
     servers: Object.fromEntries(entries.map((entry) => [entry.name, entry])),
     options: { separator },
     ...(input.fleet !== undefined ? { fleet: fleetConfig(checkField(TOP_LEVEL_FIELDS, "fleet", input.fleet, { ...top, substitute: true }), top) } : {}),
+    ...(input.gateway !== undefined ? { gateway: checkField(TOP_LEVEL_FIELDS, "gateway", input.gateway, { ...top, substitute: true }) } : {}),
     ...(options.file !== undefined ? { file: options.file } : {}),
   };
 }

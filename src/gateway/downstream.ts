@@ -1,0 +1,29 @@
+/**
+ * One downstream client as the gateway's handlers see it, whatever carries its messages: a 2025 HTTP
+ * session, a stdio peer, or one stateless 2026 request. Its requests in flight are kept by id so a
+ * `notifications/cancelled` can abort the board call (and so the upstream request) it started.
+ */
+import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/messages.js";
+
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+export interface Downstream {
+  /** Who the client authenticated as; undefined without auth in front. */
+  readonly principal: string | undefined;
+  /** The protocol version agreed with this client. */
+  protocolVersion: string;
+  /** Its name and version, from `initialize`. */
+  clientInfo: { name?: unknown; version?: unknown } | undefined;
+  /** The least severe log message it asked for (`logging/setLevel`); undefined: none forwarded. */
+  logLevel: LogLevel | undefined;
+  /** Requests running, by their JSON-RPC id. */
+  readonly inFlight: Map<JsonRpcId, AbortController>;
+  /** Sends a message outside any response (the GET stream, stdout); dropped when there is nowhere to send it. */
+  push(message: JsonRpcNotification): void;
+}
+
+export function wantsLog(downstream: Downstream, level: LogLevel): boolean {
+  return downstream.logLevel !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(downstream.logLevel);
+}

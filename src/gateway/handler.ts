@@ -1,0 +1,141 @@
+/**
+ * The gateway's MCP server side, whatever carries it: a request from a downstream client becomes a
+ * call on the board (tools/call through `board.callTool`, so hooks, approval, limits, breakers,
+ * fallbacks, pins and the observer all apply), and its answer a JSON-RPC response. Progress goes back
+ * on the request's own stream, a `notifications/cancelled` aborts the board call, and a call that
+ * failed over says so in its result's `_meta`.
+ */
+import type { CallToolResult } from "../client/types.js";
+import { LEGACY_PROTOCOL_VERSIONS } from "../connection/eras/versions.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
+import { ProtocolError } from "../jsonrpc/errors.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
+import type { Switchboard } from "../switchboard/switchboard.js";
+import { isObject } from "../util/guards.js";
+import { GatewayCatalog } from "./catalog.js";
+import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
+import type { GatewaySettings } from "./options.js";
+import { wireError } from "./wire-error.js";
+
+type Params = Record<string, unknown>;
+/** Sends a notification about this request (progress) where its response will go. */
+export type RequestStream = (message: JsonRpcNotification) => void;
+
+/** Where a fallback is noted in a tool result's `_meta`. */
+export const FALLBACK_META_KEY = "io.mcp-switchboard/fallback";
+
+export const GATEWAY_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+} as const;
+
+export class GatewayHandler {
+  readonly catalog: GatewayCatalog;
+
+  constructor(
+    readonly board: Switchboard,
+    readonly settings: GatewaySettings,
+  ) {
+    this.catalog = new GatewayCatalog(board);
+  }
+
+  /** Answers one request; never rejects (a failure is an error response). */
+  async handle(request: JsonRpcRequest, downstream: Downstream, stream?: RequestStream): Promise<JsonRpcResponse> {
+    const controller = new AbortController();
+    downstream.inFlight.set(request.id, controller);
+    try {
+      const result = await this.answer(request.method, request.params ?? {}, downstream, controller.signal, request.id, stream);
+      return { jsonrpc: "2.0", id: request.id, result };
+    } catch (error) {
+      return { jsonrpc: "2.0", id: request.id, error: wireError(error) };
+    } finally {
+      downstream.inFlight.delete(request.id);
+    }
+  }
+
+  /** A notification from the client: cancellation aborts its request; the rest need no answer. */
+  notify(message: JsonRpcNotification, downstream: Downstream): void {
+    if (message.method === "notifications/cancelled") {
+      const id = message.params?.requestId as JsonRpcId | undefined;
+      if (id !== undefined) downstream.inFlight.get(id)?.abort();
+    }
+  }
+
+  /** The `initialize` result for a client that asked for `requested`; sets the version agreed. */
+  initialize(params: Params, downstream: Downstream): Params {
+    const requested = params.protocolVersion;
+    downstream.protocolVersion = LEGACY_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LEGACY_PROTOCOL_VERSIONS[0];
+    downstream.clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+    const { serverInfo, instructions } = this.settings;
+    return {
+      protocolVersion: downstream.protocolVersion,
+      capabilities: GATEWAY_CAPABILITIES,
+      serverInfo,
+      ...(instructions === undefined ? {} : { instructions }),
+    };
+  }
+
+  private answer(
+    method: string,
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    id: JsonRpcId,
+    stream: RequestStream | undefined,
+  ): Promise<Params> | Params {
+    switch (method) {
+      case "tools/call":
+        return this.callTool(params, downstream.principal, signal, stream);
+      case "tools/list":
+        return this.catalog.tools(downstream.principal);
+      case "resources/list":
+        return this.catalog.resources();
+      case "resources/templates/list":
+        return this.catalog.templates();
+      case "resources/read":
+        return this.catalog.read(params, signal);
+      case "prompts/list":
+        return this.catalog.prompts();
+      case "prompts/get":
+        return this.catalog.prompt(params, signal);
+      case "completion/complete":
+        return this.catalog.complete(params, signal);
+      case "ping":
+        return {};
+      case "initialize":
+        return this.initialize(params, downstream);
+      case "logging/setLevel":
+        if (!LOG_LEVELS.includes(params.level as LogLevel))
+          throw new ProtocolError(`Unknown log level ${JSON.stringify(params.level)}`, ErrorCode.InvalidParams);
+        downstream.logLevel = params.level as LogLevel;
+        return {};
+      default:
+        throw new ProtocolError(`Method not found: ${method} (request ${String(id)})`, ErrorCode.MethodNotFound);
+    }
+  }
+
+  private async callTool(params: Params, principal: string | undefined, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
+    const name = params.name;
+    if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
+    const args = isObject(params.arguments) ? params.arguments : undefined;
+    const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
+    let fallback: { from: string; to: string; reason: string } | undefined;
+    const result: CallToolResult = await this.board.callTool(name, args, {
+      signal,
+      principal,
+      onFallback: (from: string, to: string, reason: string) => {
+        fallback = { from, to, reason };
+      },
+      onProgress:
+        token === undefined || stream === undefined
+          ? undefined
+          : // The upstream token is the gateway's own: the client gets its token back.
+            (p) => stream({ jsonrpc: "2.0", method: "notifications/progress", params: { ...p, progressToken: token } }),
+    });
+    if (fallback === undefined) return result;
+    return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [FALLBACK_META_KEY]: fallback } };
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The node:http plumbing of the gateway's endpoint: reading a bounded body, checking the headers the
+ * Streamable HTTP transport requires, and writing JSON or server-sent events back.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ErrorCode } from "../jsonrpc/codes.js";
+import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import { errorResponse } from "./wire-error.js";
+
+const NO_STORE = { "cache-control": "no-store" } as const;
+
+/** The body, or undefined when it passed `limit` bytes (the caller answers 413). */
+export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.off("data", onData);
+        request.resume(); // drained, not kept
+        resolve(undefined);
+      } else chunks.push(chunk);
+    };
+    request.on("data", onData);
+    request.once("end", () => {
+      if (size <= limit) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    request.once("error", reject);
+  });
+}
+
+/** Whether an Accept header lists `type` (or a wildcard that covers it). */
+export function accepts(header: string | undefined, type: string): boolean {
+  if (header === undefined) return false;
+  return header.includes(type) || header.includes("*/*") || header.includes(`${type.split("/", 1)[0]}/*`);
+}
+
+export function isJsonContent(header: string | undefined): boolean {
+  return header !== undefined && header.split(";", 1)[0]!.trim().toLowerCase() === "application/json";
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...NO_STORE, "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers }).end(text);
+}
+
+/** An HTTP failure with a JSON-RPC error body, as the SDK's clients expect to read it. */
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  code: number = ErrorCode.ServerError,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(response, status, errorResponse(null, code, message), headers);
+}
+
+export function openEventStream(response: ServerResponse, headers: Record<string, string> = {}): void {
+  response.writeHead(200, { ...NO_STORE, "content-type": "text/event-stream", connection: "keep-alive", ...headers });
+  response.flushHeaders();
+}
+
+export function writeEvent(response: ServerResponse, message: JsonRpcMessage): void {
+  response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}

@@ -1,0 +1,113 @@
+/**
+ * The 2025-era sessions one gateway holds: each a Downstream with its GET stream, the recent messages
+ * sent outside responses (so a client reconnecting with `Last-Event-ID` gets what it missed), and the
+ * time of its last request. One timer for all sessions closes the idle ones; none is armed per request.
+ */
+import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/messages.js";
+import type { Downstream, LogLevel } from "./downstream.js";
+
+/** How many messages a session keeps for a client that reconnects its GET stream. */
+const REPLAY_DEPTH = 64;
+/** A comment on every open GET stream this often, so proxies do not close a quiet one. */
+const KEEPALIVE_MS = 25_000;
+
+export class Session implements Downstream {
+  readonly id = randomUUID();
+  protocolVersion = "";
+  clientInfo: { name?: unknown; version?: unknown } | undefined;
+  logLevel: LogLevel | undefined;
+  readonly inFlight = new Map<JsonRpcId, AbortController>();
+  lastSeen = Date.now();
+  stream: ServerResponse | undefined;
+  private sent = 0;
+  private readonly recent: Array<{ seq: number; frame: string }> = [];
+
+  constructor(readonly principal: string | undefined) {}
+
+  push(message: JsonRpcNotification): void {
+    const seq = ++this.sent;
+    const frame = `id: ${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    this.recent.push({ seq, frame });
+    if (this.recent.length > REPLAY_DEPTH) this.recent.shift();
+    this.stream?.write(frame);
+  }
+
+  /** Makes `response` the session's GET stream, first sending what came after `lastEventId`. */
+  attach(response: ServerResponse, lastEventId: string | undefined): void {
+    this.stream = response;
+    const after = lastEventId === undefined ? Number.NaN : Number(lastEventId);
+    if (Number.isInteger(after)) for (const { seq, frame } of this.recent) if (seq > after) response.write(frame);
+    response.on("close", () => {
+      if (this.stream === response) this.stream = undefined;
+      this.lastSeen = Date.now();
+    });
+  }
+
+  close(): void {
+    for (const controller of this.inFlight.values()) controller.abort();
+    this.stream?.end();
+    this.stream = undefined;
+  }
+}
+
+export class SessionStore {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    readonly idleMs: number,
+    readonly max: number,
+  ) {
+    this.sweep = setInterval(() => this.tick(), Math.min(KEEPALIVE_MS, Math.max(10, Math.floor(idleMs / 4))));
+    this.sweep.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** A new session, or undefined when the gateway holds as many as it may. */
+  open(principal: string | undefined): Session | undefined {
+    if (this.sessions.size >= this.max) return undefined;
+    const session = new Session(principal);
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The session `id` names, if it exists and belongs to `principal` (another principal's is not found). */
+  get(id: string, principal: string | undefined): Session | undefined {
+    const session = this.sessions.get(id);
+    return session !== undefined && session.principal === principal ? session : undefined;
+  }
+
+  delete(session: Session): void {
+    this.sessions.delete(session.id);
+    session.close();
+  }
+
+  all(): IterableIterator<Session> {
+    return this.sessions.values();
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    let keepalive: boolean | undefined;
+    for (const session of this.sessions.values()) {
+      if (session.stream !== undefined) {
+        // A keep-alive at most once per KEEPALIVE_MS, whatever the sweep's period.
+        keepalive ??= now - this.lastKeepalive >= KEEPALIVE_MS;
+        if (keepalive) session.stream.write(":\n\n");
+      } else if (session.inFlight.size === 0 && now - session.lastSeen > this.idleMs) this.delete(session);
+    }
+    if (keepalive) this.lastKeepalive = now;
+  }
+  private lastKeepalive = Date.now();
+
+  close(): void {
+    clearInterval(this.sweep);
+    for (const session of this.sessions.values()) session.close();
+    this.sessions.clear();
+  }
+}

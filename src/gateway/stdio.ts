@@ -1,0 +1,63 @@
+/**
+ * The board served over stdio (`mcp-switchboard serve --stdio`): one client, the process that started
+ * us, speaking newline-delimited JSON (src/framing/ndjson.ts, with its line size limit). Everything the
+ * HTTP side sends outside a response (progress, list changes, log messages) goes to stdout as it comes,
+ * so stdout carries protocol messages only.
+ */
+import type { Readable, Writable } from "node:stream";
+import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
+import { classifyMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from "../jsonrpc/messages.js";
+import type { Switchboard } from "../switchboard/switchboard.js";
+import { VERSION } from "../util/version.js";
+import { forwardBoardEvents } from "./board-events.js";
+import type { Downstream, LogLevel } from "./downstream.js";
+import { GatewayHandler } from "./handler.js";
+import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { errorResponse } from "./wire-error.js";
+
+export interface StdioGateway {
+  /** Settles when the client closes its end (stdin ends). */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+export function serveStdio(board: Switchboard, options: ServeBoardOptions, input: Readable, output: Writable): StdioGateway {
+  const settings = gatewaySettings(options, VERSION);
+  const handler = new GatewayHandler(board, settings);
+  const send = (message: JsonRpcMessage) => output.write(encodeNdjson(message));
+  const downstream: Downstream = {
+    principal: undefined,
+    protocolVersion: "",
+    clientInfo: undefined,
+    logLevel: undefined as LogLevel | undefined,
+    inFlight: new Map<JsonRpcId, AbortController>(),
+    push: send,
+  };
+  const receive = (value: unknown) => {
+    const kind = classifyMessage(value);
+    if (kind === "notification") return handler.notify(value as JsonRpcNotification, downstream);
+    if (kind === "result" || kind === "error") return; // the gateway sends the client no requests
+    if (kind === undefined) return send(errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 message"));
+    const request = value as JsonRpcRequest;
+    if (downstream.inFlight.size >= settings.maxInFlightPerSession)
+      return send(errorResponse(request.id, ErrorCode.ServerError, `Too many requests: ${settings.maxInFlightPerSession} are running`));
+    void handler.handle(request, downstream, send).then(send);
+  };
+  const decoder = new NdjsonDecoder({
+    maxFrameBytes: settings.maxBodyBytes,
+    onValue: receive,
+    onError: (error) => send(errorResponse(null, ErrorCode.ParseError, `Parse error: ${error.message}`)),
+  });
+  const onData = (chunk: Buffer) => decoder.push(chunk);
+  input.on("data", onData);
+  const stopEvents = forwardBoardEvents(board, () => [downstream]);
+  const closed = new Promise<void>((resolve) => input.once("end", resolve).once("close", resolve));
+  const close = () => {
+    stopEvents();
+    input.off("data", onData);
+    for (const controller of downstream.inFlight.values()) controller.abort();
+  };
+  void closed.then(close);
+  return { closed, close };
+}

@@ -1,0 +1,46 @@
+/** What the gateway tests share: a board of the bundled echo server (stdio), served, and closed after each test. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { serveBoard, type Gateway, type ServeBoardOptions } from "../../src/gateway/index.js";
+import type { Switchboard, SwitchboardInit } from "../../src/switchboard/switchboard.js";
+import { boardsAfterEach, echoServer, node } from "../switchboard/board-helpers.js";
+import { closeAfterEach } from "../helpers/close-after-each.js";
+
+export const echo = { command: node, args: [echoServer] };
+
+export function gatewaysAfterEach() {
+  const board = boardsAfterEach();
+  const track = closeAfterEach();
+  return {
+    track,
+    /** A started board served by a gateway (closed, then the board stopped, after the test). */
+    async serve(init: SwitchboardInit = { servers: { echo } }, options: ServeBoardOptions = {}): Promise<Gateway & { board: Switchboard }> {
+      const b = board(init);
+      await b.start();
+      return Object.assign(track(await serveBoard(b, options)), { board: b });
+    },
+    board,
+    /** The official SDK client, connected to `url`. */
+    async sdkClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+      const client = new Client({ name: "sdk-test", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+      return track(client);
+    },
+  };
+}
+
+/** A raw POST to the gateway, with the headers a conforming client sends unless overridden. */
+export function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body,
+  });
+}
+
+export const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});

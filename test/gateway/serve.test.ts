@@ -1,0 +1,92 @@
+import { describe, expect, it, vi } from "vitest";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { connect } from "../../src/client/connect.js";
+import { serveBoard } from "../../src/gateway/index.js";
+import { ConfigError } from "../../src/jsonrpc/errors.js";
+import { echo, gatewaysAfterEach, post } from "./helpers.js";
+
+const { serve, sdkClient, track } = gatewaysAfterEach();
+
+describe("serveBoard: the board as one Streamable HTTP server", () => {
+  it("listens on 127.0.0.1, a free port and /mcp by default", async () => {
+    const gateway = await serve();
+    expect(gateway.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it("a bad option is a ConfigError naming its field, before anything listens", async () => {
+    const { board } = await serve();
+    await expect(serveBoard(board, { port: 70_000 })).rejects.toThrow(/gateway\.port/);
+    await expect(serveBoard(board, { path: "mcp" })).rejects.toThrow(/gateway\.path/);
+    await expect(serveBoard(board, { maxBodyBytes: 0 })).rejects.toThrow(ConfigError);
+    await expect(serveBoard(board, { auth: { apiKeys: {} } })).rejects.toThrow(/gateway\.auth\.apiKeys/);
+  });
+
+  it("the official SDK client lists the board's tools, named as board.listTools() names them, and calls them", async () => {
+    const gateway = await serve({ servers: { one: echo, two: echo } });
+    const client = await sdkClient(gateway.url);
+    expect(client.getServerVersion()?.name).toBe("mcp-switchboard-gateway");
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("one__echo");
+    expect(names).toContain("two__add");
+    const result = await client.callTool({ name: "two__add", arguments: { a: 2, b: 3 } });
+    expect(result.content).toEqual([{ type: "text", text: "5" }]);
+    expect(gateway.sessions).toBe(1);
+  });
+
+  it("our own connect() speaks to it too, and a tool of no server is InvalidParams", async () => {
+    const gateway = await serve();
+    const client = track(await connect({ url: gateway.url }, { protocol: "legacy" }));
+    const result = await client.callTool("echo__echo", { text: "hi" });
+    expect(result.content).toEqual([{ type: "text", text: "hi" }]);
+    await expect(client.callTool("nobody__nope", {})).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("passes progress through on the request's own stream", async () => {
+    const gateway = await serve();
+    const client = await sdkClient(gateway.url);
+    const seen: number[] = [];
+    const result = await client.callTool({ name: "echo__progress", arguments: { steps: 3, delayMs: 5 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    expect(result.content).toEqual([{ type: "text", text: "done" }]);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("a downstream cancel aborts the upstream call", async () => {
+    const gateway = await serve();
+    const client = await sdkClient(gateway.url);
+    const controller = new AbortController();
+    const call = client.callTool({ name: "echo__slow", arguments: { ms: 20_000 } }, undefined, { signal: controller.signal });
+    await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(1));
+    controller.abort("changed my mind");
+    await expect(call).rejects.toThrow();
+    // Without the cancel passed on, the upstream call would hold its slot for 20 s.
+    await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
+  });
+
+  it("serves resources, templates and prompts of the board, and ends a session on DELETE", async () => {
+    const gateway = await serve();
+    const client = await sdkClient(gateway.url);
+    const caps = client.getServerCapabilities();
+    expect(caps).toMatchObject({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } });
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect(gateway.sessions).toBe(1);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    expect(gateway.sessions).toBe(0);
+    const after = await post(gateway.url, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }), { "mcp-session-id": id });
+    expect(after.status).toBe(404);
+  });
+});
+
+describe("a client that offers the 2026 era first", () => {
+  it("falls back to 2025-11-25: the gateway answers a stateless probe without a session as a 2025 server does", async () => {
+    const gateway = await serve();
+    const client = track(await connect({ url: gateway.url }));
+    expect(client.protocolVersion).toBe("2025-11-25");
+    expect((await client.callTool("echo__add", { a: 2, b: 2 })).content).toEqual([{ type: "text", text: "4" }]);
+  });
+});
