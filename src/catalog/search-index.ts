@@ -26,7 +26,7 @@ export interface ToolSearchOptions {
   /** At most this many hits (default 5). */
   limit?: number | undefined;
   /**
-   * Drops hits scoring below this fraction of the best hit's score (default {@link RELEVANCE_CUTOFF}),
+   * Drops hits scoring below this fraction of the best hit's score (default 0.25),
    * so a query that one tool answers does not load four weak matches too. 0 keeps every hit.
    */
   cutoff?: number | undefined;
