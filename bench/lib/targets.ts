@@ -9,7 +9,7 @@ export interface Target {
   what: string;
   /** The benchmark that measures it (bench/<bench>.ts). */
   bench: string;
-  unit: "x" | "bytes" | "KiB" | "ms";
+  unit: "x" | "bytes" | "KiB" | "MB" | "ms" | "calls";
   atLeast?: number;
   atMost?: number;
 }
@@ -71,6 +71,10 @@ export function formatReading(target: Target, value: number): string {
       return `${Math.round(value).toLocaleString("en-US")} B`;
     case "KiB":
       return `${value.toFixed(1)} KiB`;
+    case "MB":
+      return `${value.toFixed(1)} MB`;
+    case "calls":
+      return `${value} calls`;
     case "ms":
       return value < 10 ? `${value.toFixed(2)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
   }
