@@ -9,7 +9,7 @@ export interface Target {
   what: string;
   /** The benchmark that measures it (bench/<bench>.ts). */
   bench: string;
-  unit: "x" | "bytes" | "KiB" | "ms";
+  unit: "x" | "bytes" | "KiB" | "MB" | "ms" | "calls";
   atLeast?: number;
   atMost?: number;
 }
@@ -29,6 +29,23 @@ export const TARGETS: readonly Target[] = [
   { id: "codemode-run-ms", what: "code mode: CPU per run (engine, prelude, strip, bridge setup)", bench: "codemode", unit: "ms", atMost: 5 },
   { id: "codemode-call-ms", what: "code mode: CPU per call from code over a direct board.callTool", bench: "codemode", unit: "ms", atMost: 0.2 },
   { id: "codemode-tokens", what: "code mode: tokens sent ÷ plain tool calling (20 lookups, one per turn)", bench: "codemode", unit: "x", atMost: 0.2 },
+  {
+    id: "codemode-loop-p99-ms",
+    what: "code mode: host event-loop delay p99 during a busy loop, a bomb, 32 runs at once (worst)",
+    bench: "codemode",
+    unit: "ms",
+    atMost: 50,
+  },
+  { id: "codemode-bomb-rss-mb", what: "code mode: host RSS growth at peak during a 32 MiB array bomb", bench: "codemode", unit: "MB", atMost: 150 },
+  { id: "codemode-bomb-rss-after-mb", what: "code mode: host RSS after the bomb over before", bench: "codemode", unit: "MB", atMost: 80 },
+  {
+    id: "codemode-deferred-token-ratio",
+    what: "code mode + deferred: total tokens ÷ eager, 20 lookups on 281 tools",
+    bench: "codemode",
+    unit: "x",
+    atMost: 0.1,
+  },
+  { id: "codemode-deferred-model-calls", what: "code mode + deferred: model calls for the 20 lookups", bench: "codemode", unit: "calls", atMost: 3 },
   { id: "catalog-tokens-anthropic", what: "catalog, turn-1 tool tokens deferred ÷ eager, Anthropic", bench: "catalog", unit: "x", atMost: 0.1 },
   { id: "catalog-tokens-responses", what: "catalog, turn-1 tool tokens deferred ÷ eager, OpenAI Responses", bench: "catalog", unit: "x", atMost: 0.1 },
   { id: "catalog-tokens-neutral", what: "catalog, turn-1 tool tokens deferred ÷ eager, provider-neutral", bench: "catalog", unit: "x", atMost: 0.1 },
@@ -58,6 +75,10 @@ export function formatReading(target: Target, value: number): string {
       return `${Math.round(value).toLocaleString("en-US")} B`;
     case "KiB":
       return `${value.toFixed(1)} KiB`;
+    case "MB":
+      return `${value.toFixed(1)} MB`;
+    case "calls":
+      return `${value} calls`;
     case "ms":
       return value < 10 ? `${value.toFixed(2)} ms` : `${Math.round(value).toLocaleString("en-US")} ms`;
   }

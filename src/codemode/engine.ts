@@ -5,6 +5,8 @@
  * tool's answer, a timer): unlike the asyncified build it lets many tool calls be in flight at once.
  * A runtime per run costs ~0.3 ms (bench/codemode.ts measures it against a pooled one) and leaves no
  * state behind for the next run. Every handle the host holds is released before the runtime is freed.
+ * Code mode runs it inside a worker thread (worker.ts), in a module whose memory is capped
+ * (`boundedModule`); the bench also runs it on the main thread, as it ran before, to compare.
  */
 import {
   DefaultIntrinsics,
