@@ -1,6 +1,8 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-// Multi-process tests that take a minute or more each on two cores: `npm test` leaves them out and
+// Multi-process tests that take a minute or more each on two cores, and tests whose code runs outside
+// this process (the examples in their own processes, the docs' code blocks through tsc, the observer page
+// in Chromium) so coverage loses nothing by their absence: `npm test` leaves them out and
 // `npm run test:procs` (which .ci/run runs) runs only them, so the main suite stays under six minutes.
 const PROCESS_SUITES = [
   "test/fleet/refresh-storm.test.ts",
@@ -8,6 +10,10 @@ const PROCESS_SUITES = [
   "test/fleet/reauth-kill.test.ts",
   "test/fleet/fairness.test.ts",
   "test/gateway/serve-cli.test.ts",
+  "test/observe/browser.test.ts",
+  "test/agents/examples.test.ts",
+  "test/docs/code-blocks.test.ts",
+  "test/examples/client-examples.test.ts",
 ];
 const processSuites = process.env.MCPSB_PROCESS_SUITES === "1";
 
