@@ -6,7 +6,9 @@
  * failed call becomes a thrown error inside the code, its message naming the tool.
  */
 import type { CallToolResult } from "../client/types.js";
+import { qualify } from "../switchboard/namespacing.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
+import { ServerUnavailableError } from "../switchboard/tool-errors.js";
 import { asError, isObject } from "../util/guards.js";
 import type { HostCall } from "./engine.js";
 import { within, type CodeCallValue, type CodeModeEvents } from "./events.js";
@@ -40,7 +42,7 @@ export function bridge(context: BridgeContext): HostCall {
 async function callOne(context: BridgeContext, server: string, tool: string, argsText: string): Promise<Reply> {
   const label = `tools[${JSON.stringify(server)}][${JSON.stringify(tool)}]`;
   const name = context.index.get(server)?.get(tool);
-  if (name === undefined) return { ok: false, name: "ToolError", message: `unknown tool ${label}` };
+  if (name === undefined) return unknownTool(context, server, tool, label);
   let args: unknown;
   try {
     args = JSON.parse(argsText);
@@ -65,6 +67,15 @@ async function callOne(context: BridgeContext, server: string, tool: string, arg
   // A call cut short by the run's own end (an abort, the deadline) is not one the code saw end.
   if (!context.signal.aborted) context.calls.push({ tool: name, durationMs: performance.now() - began, isError: !reply.ok });
   return reply;
+}
+
+/** A call the index cannot place: the board names a server that is not up, else the names there are. */
+function unknownTool(context: BridgeContext, server: string, tool: string, label: string): Reply {
+  const why = context.board.missingTool(qualify(server, tool, context.board.separator), []);
+  if (why instanceof ServerUnavailableError) return { ok: false, name: "ToolError", message: `${label}: ${why.message}` };
+  const names = context.index.get(server);
+  const there = names === undefined ? `the servers are: ${[...context.index.keys()].join(", ")}` : `this server has: ${[...names.keys()].join(", ")}`;
+  return { ok: false, name: "ToolError", message: `unknown tool ${label}; ${there}` };
 }
 
 function valueOf(result: CallToolResult): unknown {

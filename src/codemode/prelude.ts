@@ -56,8 +56,12 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, hostSleep, catal
   const catalog = parse(catalogText);
   const spaces = {};
   for (const server of keys(catalog)) spaces[server] = namespace(server, catalog[server]);
+  // A server the catalog lacks may be one the board has but that is not up: the host knows why, so
+  // its calls go there to be refused with the server's state and last error.
+  const elsewhere = (server) =>
+    new Proxy(freeze({}), { get: (t, key) => (typeof key !== "string" || key === "then" ? t[key] : (args) => call(server, key, args)) });
   const tools = new Proxy(freeze(spaces), {
-    get: (t, key) => (typeof key !== "string" || hasOwn(t, key) || key === "then" ? t[key] : namespace(key, [])),
+    get: (t, key) => (typeof key !== "string" || hasOwn(t, key) || key === "then" ? t[key] : elsewhere(key)),
   });
   const show = (value) => {
     if (typeof value === "string") return value;

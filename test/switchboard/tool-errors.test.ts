@@ -8,6 +8,7 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
+  codeMode,
   runAgent,
   runAnthropicToolUse,
   runGeminiFunctionCall,
@@ -71,6 +72,14 @@ describe("errors that name the server", () => {
     const { model, seen } = callingModel("fs__read_text_file");
     await runAgent({ model, host: b, messages: [{ role: "user", content: [{ type: "text", text: "read" }] }] });
     expect(seen.join("\n")).toMatch(words);
+
+    // Code mode: the server is in no catalog the sandbox sees, and its call still names it and why.
+    const code = codeMode(b);
+    const out = await code.run(`return await tools.fs.read_text_file({ path: "/tmp/x" });`);
+    expect(out.error?.name).toBe("ToolError");
+    expect(out.error?.message).toMatch(/tools\["fs"\]\["read_text_file"\]: fs__read_text_file cannot run: server "fs" is down.*None of the specified/s);
+    const other = await code.run(`return await tools.weather.today({});`);
+    expect(other.error?.message).toMatch(/unknown tool tools\["weather"\]\["today"\]; the servers are: echo/);
   });
 
   it("a call for a server still starting names it and its state when the call's time runs out", async () => {
