@@ -165,16 +165,21 @@ describe.skipIf(!redisAvailable)("shared lists (real Redis)", () => {
   it("a change missed while B's subscriber was disconnected is found by the re-check on reconnect", async () => {
     const prefix = `recheck-${Date.now()}`;
     const tools = () => [{ name: "t", inputSchema: { type: "object" } }];
-    await member(prefix, legacyServer(tools));
+    const a = await member(prefix, legacyServer(tools));
     const b = await member(prefix, legacyServer(tools));
     await sleep(100);
     const before = b.changes.length;
+    const listed = () => a.server.messages("tools/list").length + b.server.messages("tools/list").length;
+    const listedBefore = listed();
     // A change whose message B never got (bumped, not published), then a blip that drops every
-    // subscriber connection: B's re-check after it reconnects must find it and list again.
+    // subscriber connection: B's re-check after it reconnects must find it and list again. A re-checks
+    // too, so whichever lists first asks its server and the other may take that copy from the fleet:
+    // one more tools/list between the two servers, not necessarily B's.
     await admin.incr(`${prefix}:server:s:lists-version`);
     await admin.client("KILL", "TYPE", "pubsub");
     await waitFor(() => b.changes.length > before, 5_000);
-    await waitFor(() => b.server.messages("tools/list").length >= 1);
+    await waitFor(() => listed() > listedBefore);
+    expect((await b.board.listTools()).map((tool) => tool.name)).toEqual(["s__t"]);
   });
 
   it("a lazy server with a fleet copy of its tools lists and searches without starting", async () => {
