@@ -83,7 +83,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
     lists: (server: string, onRemoteChange: () => void) => (lists ??= new FleetLists(link, busOf())).watch(server, onRemoteChange),
     /** The tool list a member of the fleet last listed for `server` (undefined: none kept, or Redis away). */
     keptTools: (server: string) => (lists ??= new FleetLists(link, busOf())).tools(server),
-    publishStatus: (summary: () => string) => publishStatus(link, summary),
+    publishStatus: (summary: () => string, watched?: (on: boolean) => void) => publishStatus(link, summary, watched),
     memberStatuses: () => memberStatuses(link),
     onEvent(listener: (event: FleetEvent) => void) {
       link.on("event", listener);

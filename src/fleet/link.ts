@@ -21,6 +21,12 @@ export const LEASE_MS = 3_000;
 const BEAT_MS = 1_000;
 /** A member's summary outlives it as long as the heartbeat script keeps a dead member listed. */
 export const STATUS_KEEP_MS = 60_000;
+/**
+ * An observer that reads the members marks the fleet watched for this long (member-status.ts); members
+ * hear it with their heartbeat and count their calls only while it lasts, so a fleet nobody watches pays
+ * nothing per call for its summaries.
+ */
+export const WATCHED_MS = 10_000;
 /** A Redis that accepted the connection but has not answered within this is reported degraded. */
 const FIRST_ANSWER_MS = 2_000;
 
@@ -51,6 +57,9 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
   readonly holding = new Set<string>();
   /** This member's summary for the fleet's observers, sent with each heartbeat (member-status.ts). */
   statusOf: (() => string) | undefined;
+  /** Hears whether an observer of the fleet read the members within WATCHED_MS, as of each heartbeat. */
+  watchedBy: ((on: boolean) => void) | undefined;
+  private watched = false;
 
   constructor(
     private readonly source: LinkSource,
@@ -131,11 +140,16 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
       const keys = [this.key("members"), ...this.holding];
       const status = this.statusOf?.();
       // The summary goes in the heartbeat's round trip: one pipeline, one write, one wait.
-      const beat =
-        status === undefined
-          ? client.sbBeat(keys.length, ...keys, this.member, LEASE_MS)
-          : beatWithStatus(client, keys, this.member, this.key("status", this.member), status);
-      this.members = Math.max(1, await beat);
+      if (status === undefined) {
+        this.members = Math.max(1, await client.sbBeat(keys.length, ...keys, this.member, LEASE_MS));
+        return;
+      }
+      const [members, watched] = await beatWithStatus(client, keys, this.member, this.key("status", this.member), status, this.key("watched"));
+      this.members = Math.max(1, members);
+      if (watched !== this.watched) {
+        this.watched = watched;
+        this.watchedBy?.(watched);
+      }
     } catch (error) {
       this.failed(error);
     }
@@ -158,21 +172,33 @@ export class FleetLink extends EventEmitter<{ event: [FleetEvent] }> {
   }
 }
 
-/** The heartbeat and this member's summary (kept as long as the member list keeps a dead member). */
-async function beatWithStatus(client: FleetClient, keys: string[], member: string, statusKey: string, status: string): Promise<number> {
+/**
+ * The heartbeat and this member's summary (kept as long as the member list keeps a dead member), and
+ * whether an observer watches the fleet: the live members, and that.
+ */
+async function beatWithStatus(
+  client: FleetClient,
+  keys: string[],
+  member: string,
+  statusKey: string,
+  status: string,
+  watchedKey: string,
+): Promise<[number, boolean]> {
   // A pipeline queues commands and returns itself: ioredis's types know the defined scripts on neither.
   const pipeline = client.pipeline() as unknown as {
     sbBeat(...args: Array<string | number>): typeof pipeline;
     set(...args: Array<string | number>): typeof pipeline;
+    exists(key: string): typeof pipeline;
     exec(): Promise<Array<[Error | null, unknown]> | null>;
   };
-  const [beat] =
+  const [beat, , watched] =
     (await pipeline
       .sbBeat(keys.length, ...keys, member, LEASE_MS)
       .set(statusKey, status, "PX", STATUS_KEEP_MS)
+      .exists(watchedKey)
       .exec()) ?? [];
   if (beat === undefined || beat[0] !== null) throw beat?.[0] ?? new Error("no heartbeat reply");
-  return beat[1] as number;
+  return [beat[1] as number, watched?.[1] === 1];
 }
 
 /** A Redis error can quote the URL it was given: no password leaves in a message. */

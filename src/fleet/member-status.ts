@@ -5,16 +5,18 @@
  * for a minute (scripts.ts), so an observer shows it gone rather than forgetting it at once.
  */
 import type { FleetMemberStatus } from "../switchboard/member-summary.js";
-import { LEASE_MS, maskSecrets, type FleetClient, type FleetLink } from "./link.js";
+import { LEASE_MS, WATCHED_MS, maskSecrets, type FleetClient, type FleetLink } from "./link.js";
 
 /** Members shown at most: a page of a huge fleet stays a page. */
 const MAX_MEMBERS = 200;
 
 /**
- * KEYS: members zset (member -> alive until). ARGV: status key prefix, max members.
+ * KEYS: members zset (member -> alive until), watched key. ARGV: status key prefix, max members, how
+ * long the read marks the fleet watched (ms; the members count their calls while it is, link.ts).
  * Returns { now, member, alive until, summary or nil, ... }, the most recently alive first.
  */
 const READ = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
 local list = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1, 'WITHSCORES')
 local out = {now}
 for i = 1, #list, 2 do
@@ -27,11 +29,14 @@ return out
 
 type ReadClient = FleetClient & { sbMembers?(numberOfKeys: number, ...args: Array<string | number>): Promise<Array<string | number | null>> };
 
-/** Sends `summary()` with each heartbeat until the returned function is called. */
-export function publishStatus(link: FleetLink, summary: () => string): () => void {
+/** Sends `summary()` with each heartbeat until the returned function is called; `watched` as in fleet-seam.ts. */
+export function publishStatus(link: FleetLink, summary: () => string, watched?: (on: boolean) => void): () => void {
   link.statusOf = summary;
+  link.watchedBy = watched;
   return () => {
-    if (link.statusOf === summary) link.statusOf = undefined;
+    if (link.statusOf !== summary) return;
+    link.statusOf = undefined;
+    link.watchedBy = undefined;
   };
 }
 
@@ -43,7 +48,7 @@ export async function memberStatuses(link: FleetLink): Promise<FleetMemberStatus
   if (client.sbMembers === undefined) client.defineCommand("sbMembers", { lua: READ });
   let reply: Array<string | number | null>;
   try {
-    reply = await client.sbMembers!(1, link.key("members"), `${link.key("status")}:`, MAX_MEMBERS);
+    reply = await client.sbMembers!(2, link.key("members"), link.key("watched"), `${link.key("status")}:`, MAX_MEMBERS, WATCHED_MS);
   } catch (error) {
     link.failed(error);
     throw new Error(`the fleet's Redis ${link.shown}: ${maskSecrets((error as Error).message)}`);

@@ -78,8 +78,10 @@ export class Observer implements BoardObserver {
       observed.delete(this.board);
       this.model.fleet = undefined;
       if (members.get(this.board)?.model === this.model) {
-        // A fleet member keeps counting for its summary; what the page asked for ends here.
+        // A fleet member keeps counting for its summary while the fleet is watched (its heartbeat says
+        // when that ends); what the page asked for ends here.
         this.model.attach(false, () => {});
+        if (members.get(this.board)?.watched === false && this.board.callTap === this.model) this.board.callTap = undefined;
       } else {
         if (this.board.callTap === this.model) this.board.callTap = undefined;
         this.model.close();
@@ -120,7 +122,6 @@ export async function observe(board: Switchboard, options: ObserveOptions = {}):
     else model.close();
     throw error;
   }
-  board.callTap = model;
   observed.add(board);
   return new Observer(board, model, server, host);
 }
@@ -128,20 +129,30 @@ export async function observe(board: Switchboard, options: ObserveOptions = {}):
 /** Boards with an observer open now: one at a time. */
 const observed = new WeakSet<Switchboard>();
 /** Boards in a fleet: their fleet and the model that counts their calls for the summary they send. */
-const members = new WeakMap<Switchboard, { fleet: BoardFleet; model: BoardModel | undefined }>();
+const members = new WeakMap<Switchboard, { fleet: BoardFleet; model: BoardModel | undefined; watched?: boolean }>();
 
 provideObserver(observe);
 
-// Every board that joins a fleet counts its calls (the tap of an observer with no page) and sends its
-// summary with the fleet's heartbeat, so an observer on any member shows every process of the fleet.
+// Every board that joins a fleet sends its summary with the fleet's heartbeat, so an observer on any
+// member shows every process of the fleet. It counts its calls for it (the tap of an observer with no
+// page) only while an observer of the fleet reads the members: a fleet nobody watches pays nothing per
+// call (bench/fleet.ts), and a page's rates start within a heartbeat of its first read.
 provideFleetMember((board, fleet) => {
   if (fleet.publishStatus === undefined) {
     members.set(board, { fleet, model: undefined });
     return undefined;
   }
-  // The board is being built (joinFleet runs in its constructor): no observer can hold its tap yet.
   const model = new BoardModel(board, false, () => {});
-  board.callTap = model;
-  members.set(board, { fleet, model });
-  return fleet.publishStatus(() => JSON.stringify(model.summary()));
+  const member = { fleet, model, watched: false };
+  members.set(board, member);
+  return fleet.publishStatus(
+    () => JSON.stringify(model.summary()),
+    (watched) => {
+      member.watched = watched;
+      // A page of this process keeps the tap while it is open (Observer.close decides after it).
+      if (observed.has(board)) return;
+      if (watched) board.callTap ??= model;
+      else if (board.callTap === model) board.callTap = undefined;
+    },
+  );
 });

@@ -98,8 +98,12 @@ export interface BoardFleet {
   onEvent(listener: (event: FleetEvent) => void): () => void;
   /** Leaves the fleet: the heartbeat stops, connections close (a caller's own client stays open). */
   close(): Promise<void>;
-  /** Optional: sends `summary()` (JSON) with each heartbeat, for the fleet's observers; returns the stop. */
-  publishStatus?(summary: () => string): () => void;
+  /**
+   * Optional: sends `summary()` (JSON) with each heartbeat, for the fleet's observers; returns the stop.
+   * `watched` hears, at a heartbeat, whether an observer of the fleet read the members lately: the
+   * member counts its calls only then.
+   */
+  publishStatus?(summary: () => string, watched?: (on: boolean) => void): () => void;
   /** Optional: every member in the fleet's member list with its last summary, in one round trip. */
   memberStatuses?(): Promise<FleetMemberStatus[]>;
 }

@@ -14,6 +14,7 @@ import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../he
 import { startWorker, type Worker } from "../helpers/workers.js";
 import { echoServer, node } from "../switchboard/board-helpers.js";
 import { EventStream } from "./observe-helpers.js";
+import type { MemberSummary } from "../../src/switchboard/member-summary.js";
 
 const memberScript = fileURLToPath(new URL("../fixtures/fleet/observed-member.ts", import.meta.url));
 const SECRET = "sekret-fleet-observer-7f3a9c";
@@ -112,6 +113,52 @@ describe.skipIf(!redisAvailable)("the observer's fleet view (real Redis, two pro
     }
   }, 60_000);
 });
+
+describe.skipIf(!redisAvailable)("a fleet member's call counting (real Redis)", () => {
+  it("counts calls only while an observer of the fleet reads the members, so an unwatched fleet pays nothing per call", async () => {
+    const redis = await startRedis();
+    const prefix = `watched-${Date.now()}`;
+    const fleet = redisFleet({ url: redis.url }, prefix);
+    const a = new Switchboard({ servers: { alpha: { command: node, args: [echoServer] } }, fleet });
+    // Another process's view of the fleet: a second fleet link reading the members, as its page does.
+    const reader = redisFleet({ url: redis.url }, prefix);
+    const raw = new Redis(redis.url);
+    try {
+      await a.start();
+      await Promise.all([fleet.ready(), reader.ready()]);
+      await new Promise((resolve) => setTimeout(resolve, 1_200)); // a heartbeat or more: still nobody watching
+      expect(a.callTap).toBeUndefined();
+      await reader.memberStatuses!();
+      await waitUntil(() => a.callTap !== undefined, 3_000);
+      for (let i = 0; i < 5; i++) await a.callTool("alpha__echo", { text: `a ${i}` });
+      const counted = await waitUntil(async () => {
+        const mine = (await reader.memberStatuses!()).find((m) => m.member === fleet.member);
+        const alpha = (JSON.parse(mine?.summary ?? "{}") as MemberSummary).servers?.find((x) => x.name === "alpha");
+        return alpha !== undefined && alpha.callsPerSecond > 0;
+      }, 5_000);
+      expect(counted).toBe(true);
+      // Nobody reads any more (the mark lapses): the tap goes at the next heartbeat.
+      await raw.del(`${prefix}:watched`);
+      await waitUntil(() => a.callTap === undefined, 3_000);
+      expect(a.callTap).toBeUndefined();
+    } finally {
+      await a.stop();
+      await fleet.close();
+      await reader.close();
+      raw.disconnect();
+      await redis.stop();
+    }
+  }, 30_000);
+});
+
+async function waitUntil(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
 
 describe.skipIf(redisAvailable)("the observer's fleet view", () => {
   it.skip(INSTALL_REDIS, () => {});
