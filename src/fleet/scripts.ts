@@ -152,13 +152,20 @@ return {granted, 0, 3, others, handed}
 
 /**
  * A member's heartbeat: alive for another lease, the permits it holds kept, the dead forgotten.
- * KEYS: members zset, then the permits hashes this member holds permits in. ARGV: member, lease ms.
+ * KEYS: members zset, then the hashes keyed by member this member keeps alive (its servers' permits
+ * and handed totals). ARGV: member, lease ms.
+ * A member silent for a minute leaves the list, and its fields in those hashes go with it: the handed
+ * totals outlive every member otherwise, a field per process that ever waited (a restart makes a new one).
  * Returns the number of live members.
  */
 const BEAT = `${NOW}
 local lease = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 60000)
+local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - 60000, 'LIMIT', 0, 100)
+if #dead > 0 then
+  redis.call('ZREM', KEYS[1], unpack(dead))
+  for i = 2, #KEYS do redis.call('HDEL', KEYS[i], unpack(dead)) end
+end
 redis.call('PEXPIRE', KEYS[1], 120000)
 for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], lease * 20) end
 return redis.call('ZCOUNT', KEYS[1], now, '+inf')

@@ -148,3 +148,36 @@ describe.skipIf(!redisAvailable)("fleet permits on Redis", () => {
 describe.skipIf(redisAvailable)("fleet permits on Redis", () => {
   it.skip(INSTALL_REDIS, () => {});
 });
+
+describe.skipIf(!redisAvailable)("a dead member's entries", () => {
+  it("go from the permits and handed hashes once it has left the member list (a minute without a beat)", async () => {
+    const redis = await startRedis();
+    const fleet = redisFleet({ url: redis.url }, "gone");
+    const { Redis } = await import("ioredis");
+    const raw = new Redis(redis.url);
+    try {
+      await fleet.ready();
+      // A call through the gate: its permits and handed hashes now ride on this member's heartbeat.
+      (await fleet.gate("api", { maxConcurrency: 1 }, circuit)!.acquire(undefined))();
+      const handed = "gone:server:api:handed";
+      const permits = "gone:server:api:permits";
+      // A member that died over a minute ago, and one that died a moment ago (still listed, shown gone).
+      const [seconds] = await raw.time();
+      const nowMs = Number(seconds) * 1000;
+      await raw.zadd("gone:members", nowMs - 61_000, "old:1:dead", nowMs - 5_000, "new:2:dead");
+      await raw.hset(handed, "old:1:dead", 3, "new:2:dead", 2);
+      await raw.hset(permits, "old:1:dead", 1);
+      for (let tries = 0; tries < 40 && (await raw.hexists(handed, "old:1:dead")) === 1; tries++) await new Promise((r) => setTimeout(r, 100));
+      expect(await raw.hexists(handed, "old:1:dead")).toBe(0);
+      expect(await raw.hexists(permits, "old:1:dead")).toBe(0);
+      expect(await raw.zscore("gone:members", "old:1:dead")).toBeNull();
+      // The recently dead member stays listed, with its totals, until its minute is up.
+      expect(await raw.hget(handed, "new:2:dead")).toBe("2");
+      expect(await raw.zscore("gone:members", "new:2:dead")).not.toBeNull();
+    } finally {
+      raw.disconnect();
+      await fleet.close();
+      await redis.stop();
+    }
+  });
+});
