@@ -1,6 +1,7 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-// Multi-process tests that take a minute or more each on two cores, and tests whose code runs outside
+// Multi-process tests that take a minute or more each on two cores (or kill and count processes: the
+// durable crash test, the process groups' `ps` checks), and tests whose code runs outside
 // this process (the examples in their own processes, the docs' code blocks through tsc, the observer page
 // in Chromium) so coverage loses nothing by their absence: `npm test` leaves them out and
 // `npm run test:procs` (which .ci/run runs) runs only them, so the main suite stays under six minutes.
@@ -14,6 +15,8 @@ const PROCESS_SUITES = [
   "test/agents/examples.test.ts",
   "test/docs/code-blocks.test.ts",
   "test/examples/client-examples.test.ts",
+  "test/durable/crash.test.ts",
+  "test/transports/process-groups.test.ts",
 ];
 const processSuites = process.env.MCPSB_PROCESS_SUITES === "1";
 

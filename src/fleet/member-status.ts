@@ -29,7 +29,7 @@ return out
 
 type ReadClient = FleetClient & { sbMembers?(numberOfKeys: number, ...args: Array<string | number>): Promise<Array<string | number | null>> };
 
-/** Sends `summary()` with each heartbeat until the returned function is called; `watched` as in fleet-seam.ts. */
+/** Sends `summary()` with each heartbeat until the returned function is called; `watched` as in src/switchboard/fleet-seam.ts. */
 export function publishStatus(link: FleetLink, summary: () => string, watched?: (on: boolean) => void): () => void {
   link.statusOf = summary;
   link.watchedBy = watched;
