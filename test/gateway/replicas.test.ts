@@ -88,7 +88,7 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     const session = await open(a.gateway.url);
     const call = await post(b.gateway.url, rpc(2, "tools/call", { name: "echo__add", arguments: { a: 2, b: 3 } }), { "mcp-session-id": session });
     expect(call.status).toBe(200);
-    expect((await call.json()).result.content).toEqual([{ type: "text", text: "5" }]);
+    expect(await call.json()).toMatchObject({ result: { content: [{ type: "text", text: "5" }] } });
     expect(b.gateway.sessions).toBe(1);
 
     const setLevel = await post(a.gateway.url, rpc(3, "logging/setLevel", { level: "warning" }), { "mcp-session-id": session });
