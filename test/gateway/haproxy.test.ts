@@ -7,9 +7,7 @@
  * stream comes back on another replica. A process suite (slow): `npm run test:procs`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,65 +15,43 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { McpClient } from "../../src/client/client.js";
 import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/processes.js";
+import { startStreamableHttpServer, type StreamableServer } from "../fixtures/http-servers.js";
 
 const HAPROXY = ["haproxy", "/usr/sbin/haproxy"].find((bin) => spawnSync(bin, ["-v"]).status === 0);
 const INSTALL_HAPROXY = "the load-balancer test needs haproxy: apt-get install haproxy";
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const REPLICAS = 3;
 
-/** The upstream: one SDK server per session; `whoami` names the session (so the replica) a call came through. */
-async function upstreamServer() {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+/** The upstream, one SDK server per session: `whoami` names the session (so the replica) a call came through. */
+function upstreamServer(): Promise<StreamableServer> {
   const extras: RegisteredTool[] = [];
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      let text = "";
-      for await (const chunk of req) text += String(chunk);
-      const id = req.headers["mcp-session-id"] as string | undefined;
-      let transport = id === undefined ? undefined : sessions.get(id);
-      if (transport === undefined) {
-        if (id !== undefined) return void res.writeHead(404).end();
-        const created = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
-        const mcp = new McpServer({ name: "up", version: "1.0.0" }, { capabilities: { logging: {} } });
-        mcp.registerTool("whoami", { description: "The upstream session of this call." }, async (extra) => ({
-          content: [{ type: "text", text: extra.sessionId ?? "?" }],
-        }));
-        mcp.registerTool("log", { description: "Sends a log message." }, async () => {
-          await mcp.server.sendLoggingMessage({ level: "warning", data: "from upstream" });
-          return { content: [{ type: "text", text: "logged" }] };
-        });
-        mcp.registerTool("grow", { description: "Adds the tool `extra` on every session." }, async () => {
-          for (const tool of extras) tool.enable();
-          return { content: [{ type: "text", text: "grown" }] };
-        });
-        const extra = mcp.registerTool("extra", { description: "Listed after grow." }, async () => ({ content: [{ type: "text", text: "extra" }] }));
-        extra.disable();
-        extras.push(extra);
-        await mcp.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, text === "" ? undefined : JSON.parse(text));
-    })().catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      for (const transport of sessions.values()) await transport.close().catch(() => {});
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+  return startStreamableHttpServer({
+    stateful: true,
+    createServer: () => {
+      const mcp = new McpServer({ name: "up", version: "1.0.0" }, { capabilities: { logging: {} } });
+      mcp.registerTool("whoami", { description: "The upstream session of this call." }, async (extra) => ({
+        content: [{ type: "text", text: extra.sessionId ?? "?" }],
+      }));
+      mcp.registerTool("log", { description: "Sends a log message." }, async () => {
+        await mcp.server.sendLoggingMessage({ level: "warning", data: "from upstream" });
+        return { content: [{ type: "text", text: "logged" }] };
+      });
+      mcp.registerTool("grow", { description: "Adds the tool `extra` on every session." }, async () => {
+        for (const tool of extras) tool.enable();
+        return { content: [{ type: "text", text: "grown" }] };
+      });
+      const extra = mcp.registerTool("extra", { description: "Listed after grow." }, async () => ({ content: [{ type: "text", text: "extra" }] }));
+      extra.disable();
+      extras.push(extra);
+      return mcp;
     },
-  };
+  });
 }
 
 function freePort(): Promise<number> {
@@ -134,7 +110,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behind haproxy (round-robin, no sticky sessions)", () => {
   let redis: TestRedis;
-  let upstream: Awaited<ReturnType<typeof upstreamServer>>;
+  let upstream: StreamableServer;
   let dir: string;
   const gateways: Array<{ child: ChildProcess; port: number }> = [];
   let haproxy: ChildProcess | undefined;
