@@ -11,8 +11,8 @@ import type { FleetLink } from "./link.js";
 
 /** What a replica hears from the others. */
 export interface GatewaySessionListener {
-  /** Another replica changed session `id` (`state`), or ended it (undefined). */
-  session(id: string, state: string | undefined): void;
+  /** Another replica saved session `id`'s state or told it something (`note`), or ended it (undefined). */
+  session(id: string, note: string | undefined): void;
   /** A batch of messages for every replica's streams, numbered from `first` (`messages` is a JSON array). */
   events(first: number, messages: string): void;
   /** The subscription was (re)made: what was published meanwhile is lost, so cached copies are checked again. */
@@ -29,6 +29,8 @@ export interface GatewaySessionShare {
   load(ids: readonly string[]): Promise<Array<string | undefined> | undefined>;
   /** Keeps sessions `ids` another `ttlMs`: one pipeline, not awaited. */
   touch(ids: readonly string[], ttlMs: number): void;
+  /** Tells the other replicas something about session `id` (a cancellation), keeping nothing. */
+  tell(id: string, note: string): void;
   /** Ends session `id` for every replica. */
   remove(id: string): void;
   /** Publishes `count` messages (a JSON array) to every replica, itself included; the first one's number, or undefined when Redis is away. */
@@ -88,6 +90,7 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
       for (const id of ids) pipeline.pexpire(sessionKey(id), ttlMs);
       pipeline.exec().catch((error: unknown) => link.failed(error));
     },
+    tell: (id, note) => void announce(id, note),
     remove(id) {
       ready()
         ?.del(sessionKey(id))

@@ -149,7 +149,10 @@ export class GatewayServer {
     const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;
     if (kind !== "request") {
-      if (kind === "notification") this.handler.notify(message as JsonRpcNotification, session);
+      if (kind === "notification") {
+        this.handler.notify(message as JsonRpcNotification, session);
+        this.sessions.notified(session, message as JsonRpcNotification);
+      }
       response.writeHead(202).end();
       return;
     }

@@ -24,6 +24,9 @@ import { Session, SessionStore } from "./sessions.js";
 /** How many fleet-wide messages each replica keeps for clients that reconnect their GET stream. */
 const KEPT_EVENTS = 256;
 
+/** How a replica's note on a session says "cancel this request" (a state is a JSON object). */
+const CANCEL = "cancel:";
+
 /** A session's state in Redis (short names: it is written once per session and change). */
 interface SharedState {
   p?: string;
@@ -129,6 +132,13 @@ export class ReplicaSessions extends SessionStore {
     await this.share.save(session.id, stateOf(session), this.idleMs);
   }
 
+  /** A cancel for a request this replica is not running: the replica running it (if any) aborts it. */
+  override notified(session: Session, message: JsonRpcNotification): void {
+    const id = message.params?.requestId;
+    if (message.method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number") && !session.inFlight.has(id))
+      this.share.tell(session.id, `${CANCEL}${JSON.stringify(id)}`);
+  }
+
   override delete(session: Session): void {
     this.share.remove(session.id);
     this.evict(session);
@@ -144,10 +154,14 @@ export class ReplicaSessions extends SessionStore {
     this.share.touch(used, this.idleMs);
   }
 
-  private changedElsewhere(id: string, state: string | undefined): void {
+  private changedElsewhere(id: string, note: string | undefined): void {
     const session = this.sessions.get(id);
-    if (state !== undefined) {
-      if (session !== undefined) apply(session, state);
+    if (note?.startsWith(CANCEL)) {
+      session?.inFlight.get(JSON.parse(note.slice(CANCEL.length)) as JsonRpcId)?.abort();
+      return;
+    }
+    if (note !== undefined) {
+      if (session !== undefined) apply(session, note);
       return;
     }
     if (this.loading.has(id)) this.endedWhileLoading.add(id);

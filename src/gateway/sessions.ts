@@ -91,6 +91,9 @@ export class SessionStore {
   /** After a request changed the session's state (initialize, logging/setLevel): in memory, nothing to do. */
   save(_session: Session): Promise<void> | void {}
 
+  /** After the handler took a notification of the session's (a replica passes on a cancel it could not act on). */
+  notified(_session: Session, _message: JsonRpcNotification): void {}
+
   /** The client ended the session (DELETE). */
   delete(session: Session): void {
     this.evict(session);

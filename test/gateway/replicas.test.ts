@@ -3,7 +3,7 @@
  * real Redis: a session opened on A is served on B (no sticky sessions), a log level set through A
  * filters B's GET stream, A's board's messages reach a stream held by B, `Last-Event-ID` resumes on B
  * a stream begun on A, DELETE through B ends the session on A, and a principal cannot use another's
- * session through a replica that has not seen it. (Behind haproxy, in child processes: haproxy.test.ts.)
+ * session through a replica that has not seen it, and a cancel sent to B aborts the call running on A. (Behind haproxy, in child processes: haproxy.test.ts.)
  */
 import { createParser } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -140,6 +140,19 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     const ids = onB.events.map((e) => Number(e.id));
     expect(ids[0]).toBeGreaterThan(Number(last));
     expect(ids[1]).toBe(ids[0] + 1);
+  });
+
+  it("a cancel that reaches B aborts the call running on A, and so the upstream call", async () => {
+    const a = await replica();
+    const b = await replica();
+    const session = await open(a.gateway.url);
+    const call = post(a.gateway.url, rpc(7, "tools/call", { name: "echo__slow", arguments: { ms: 20_000 } }), { "mcp-session-id": session });
+    await waitFor(() => a.board.status().echo.inFlight === 1, 5_000, 20);
+    const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "changed my mind" } });
+    expect((await post(b.gateway.url, cancel, { "mcp-session-id": session })).status).toBe(202);
+    // Without the cancel passed on through the fleet, the upstream call would hold its slot for 20 s.
+    await waitFor(() => a.board.status().echo.inFlight === 0, 5_000, 20);
+    expect(await (await call).json()).toMatchObject({ id: 7, error: { message: "Request cancelled" } });
   });
 
   it("a session is found on another replica only by the principal that opened it", async () => {
