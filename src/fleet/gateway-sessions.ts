@@ -21,8 +21,6 @@ export interface GatewaySessionListener {
 
 /** The gateway sessions' share of the fleet, as `fleet.gatewaySessions()` gives it. */
 export interface GatewaySessionShare {
-  /** Redis answers now. */
-  readonly healthy: boolean;
   /** Keeps session `id`'s state for `ttlMs` and tells the other replicas; false when Redis is away. */
   save(id: string, state: string, ttlMs: number): Promise<boolean>;
   /** The states of sessions `ids` (undefined: none kept); undefined when Redis is away. */
@@ -56,9 +54,6 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
       ?.publish(sessionsChannel, `${link.member} ${id} ${state}`)
       .catch((error: unknown) => link.failed(error));
   return {
-    get healthy() {
-      return link.healthy;
-    },
     async save(id, state, ttlMs) {
       await link.settled;
       const client = ready();

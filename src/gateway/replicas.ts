@@ -29,10 +29,10 @@ const CANCEL = "cancel:";
 
 /** A session's state in Redis (short names: it is written once per session and change). */
 interface SharedState {
-  p?: string;
+  p?: string | undefined;
   v: string;
-  c?: { name?: unknown; version?: unknown };
-  l?: LogLevel;
+  c?: { name?: unknown; version?: unknown } | undefined;
+  l?: LogLevel | undefined;
 }
 
 const stateOf = (session: Session): string =>
