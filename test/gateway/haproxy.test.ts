@@ -91,7 +91,7 @@ function haproxyConfig(port: number, gateways: number[]): string {
     "  timeout server 60s",
     "  retries 3",
     "  option redispatch 1",
-    "  retry-on conn-failure empty-response",
+    "  retry-on conn-failure",
     "frontend mcp",
     `  bind 127.0.0.1:${port}`,
     "  default_backend gateways",
