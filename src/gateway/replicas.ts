@@ -10,7 +10,8 @@
  * publishes its board's, numbered by one fleet-wide counter, and every replica writes them to the GET
  * streams it holds and keeps the last ones. A client whose stream ends (its replica died) reconnects
  * through the load balancer with `Last-Event-ID` and gets what it missed from whichever replica it
- * reaches.
+ * reaches. With Redis away, a replica serves the sessions it holds (and opens new ones) from its own
+ * memory and writes them back when Redis returns.
  */
 import type { ServerResponse } from "node:http";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
@@ -168,7 +169,11 @@ export class ReplicaSessions extends SessionStore {
     if (session !== undefined) this.evict(session);
   }
 
-  /** After a (re)subscribe: what changed or ended meanwhile was not heard, so every cached copy is read again. */
+  /**
+   * After a (re)subscribe: what changed meanwhile was not heard, so every cached copy is read again. A
+   * copy Redis lacks is written back: Redis lost it (a restart without persistence) or never had it (opened
+   * while Redis was away); a DELETE missed meanwhile costs only a key that expires unused.
+   */
   private async recheck(): Promise<void> {
     const ids = [...this.sessions.keys()];
     const states = await this.share.load(ids);
@@ -177,7 +182,7 @@ export class ReplicaSessions extends SessionStore {
       const session = this.sessions.get(id);
       const state = states[i];
       if (session === undefined) return;
-      if (state === undefined) this.evict(session);
+      if (state === undefined) void this.save(session);
       else apply(session, state);
     });
   }

@@ -3,7 +3,8 @@
  * real Redis: a session opened on A is served on B (no sticky sessions), a log level set through A
  * filters B's GET stream, A's board's messages reach a stream held by B, `Last-Event-ID` resumes on B
  * a stream begun on A, DELETE through B ends the session on A, and a principal cannot use another's
- * session through a replica that has not seen it, and a cancel sent to B aborts the call running on A. (Behind haproxy, in child processes: haproxy.test.ts.)
+ * session through a replica that has not seen it, a cancel sent to B aborts the call running on A, and
+ * with Redis away A serves what it holds, writing it back when Redis returns. (Behind haproxy, in child processes: haproxy.test.ts.)
  */
 import { createParser } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +154,29 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     // Without the cancel passed on through the fleet, the upstream call would hold its slot for 20 s.
     await waitFor(() => a.board.status().echo.inFlight === 0, 5_000, 20);
     expect(await (await call).json()).toMatchObject({ id: 7, error: { message: "Request cancelled" } });
+  });
+
+  it("Redis away: A serves a session it opens, its stream hears its board unnumbered; back, B finds the session", async () => {
+    const a = await replica();
+    const b = await replica();
+    await redis.kill();
+    await waitFor(() => !(opened[0].fleet.healthy || opened[1].fleet.healthy), 5_000, 20);
+    const session = await open(a.gateway.url);
+    expect((await post(a.gateway.url, rpc(2, "logging/setLevel", { level: "info" }), { "mcp-session-id": session })).status).toBe(200);
+    const onA = await stream(a.gateway.url, session);
+    a.board.emit("log", { server: "echo", params: { level: "info", data: "while Redis is away" } });
+    await waitFor(() => onA.events.length > 0, 5_000, 20);
+    expect(onA.events[0]).toEqual({ id: undefined, message: expect.objectContaining({ params: expect.objectContaining({ data: "while Redis is away" }) }) });
+
+    await redis.restart();
+    // A writes the session back once its subscription is made again; then B reads it there.
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (status !== 200 && Date.now() < deadline) {
+      status = (await post(b.gateway.url, rpc(3, "ping"), { "mcp-session-id": session })).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
   });
 
   it("a session is found on another replica only by the principal that opened it", async () => {
