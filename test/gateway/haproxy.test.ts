@@ -8,7 +8,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +18,7 @@ import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { McpClient } from "../../src/client/client.js";
-import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
+import { INSTALL_REDIS, freePort, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/processes.js";
 import { startStreamableHttpServer, type StreamableServer } from "../fixtures/http-servers.js";
 
@@ -51,17 +50,6 @@ function upstreamServer(): Promise<StreamableServer> {
       extras.push(extra);
       return mcp;
     },
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }
 
