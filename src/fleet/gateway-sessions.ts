@@ -15,7 +15,7 @@ export interface GatewaySessionListener {
   session(id: string, note: string | undefined): void;
   /** A batch of messages for every replica's streams, numbered from `first` (`messages` is a JSON array). */
   events(first: number, messages: string): void;
-  /** The subscription was (re)made: what was published meanwhile is lost, so cached copies are checked again. */
+  /** Redis is back, or the subscription was (re)made: what was published meanwhile is lost, so cached copies are checked again. */
   resync(): void;
 }
 
@@ -29,8 +29,8 @@ export interface GatewaySessionShare {
   touch(ids: readonly string[], ttlMs: number): void;
   /** Tells the other replicas something about session `id` (a cancellation), keeping nothing. */
   tell(id: string, note: string): void;
-  /** Ends session `id` for every replica. */
-  remove(id: string): void;
+  /** Ends session `id` for every replica; resolves once Redis has it (never rejects). */
+  remove(id: string): Promise<void>;
   /** Publishes `count` messages (a JSON array) to every replica, itself included; the first one's number, or undefined when Redis is away. */
   broadcast(messages: string, count: number): Promise<number | undefined>;
   /** Hears the other replicas from now on (one listener per process's fleet). */
@@ -86,11 +86,13 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
       pipeline.exec().catch((error: unknown) => link.failed(error));
     },
     tell: (id, note) => void announce(id, note),
-    remove(id) {
-      ready()
-        ?.del(sessionKey(id))
-        .catch((error: unknown) => link.failed(error));
-      void announce(id, "");
+    async remove(id) {
+      await Promise.all([
+        ready()
+          ?.del(sessionKey(id))
+          .catch((error: unknown) => link.failed(error)),
+        announce(id, ""),
+      ]);
     },
     async broadcast(messages, count) {
       const client = ready();
@@ -113,6 +115,9 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
         },
         () => listener.resync(),
       );
+      link.on("event", (event) => {
+        if (event.type === "restored") listener.resync();
+      });
       bus.listen(eventsChannel, (text) => {
         const space = text.indexOf(" ");
         listener.events(Number(text.slice(0, space)), text.slice(space + 1));

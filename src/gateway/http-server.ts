@@ -210,7 +210,7 @@ export class GatewayServer {
   private async delete(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<void> {
     const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;
-    this.sessions.delete(session);
+    await this.sessions.delete(session);
     response.writeHead(200).end();
   }
 }

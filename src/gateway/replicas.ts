@@ -140,9 +140,10 @@ export class ReplicaSessions extends SessionStore {
       this.share.tell(session.id, `${CANCEL}${JSON.stringify(id)}`);
   }
 
-  override delete(session: Session): void {
-    this.share.remove(session.id);
+  /** Answered once Redis has it, so the other replicas have been told by the time the client hears. */
+  override async delete(session: Session): Promise<void> {
     this.evict(session);
+    await this.share.remove(session.id);
   }
 
   protected override tick(): void {

@@ -95,7 +95,7 @@ export class SessionStore {
   notified(_session: Session, _message: JsonRpcNotification): void {}
 
   /** The client ended the session (DELETE). */
-  delete(session: Session): void {
+  delete(session: Session): Promise<void> | void {
     this.evict(session);
   }
 

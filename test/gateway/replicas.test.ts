@@ -114,9 +114,10 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
 
     const ended = await fetch(b.gateway.url, { method: "DELETE", headers: { "mcp-session-id": session } });
     expect(ended.status).toBe(200);
+    // A hears of it on the fleet's channel, which Redis has sent before B answered the DELETE.
+    await waitFor(() => a.gateway.sessions === 0, 5_000, 20);
     const after = await post(a.gateway.url, rpc(4, "ping"), { "mcp-session-id": session });
     expect(after.status).toBe(404);
-    await waitFor(() => a.gateway.sessions === 0, 5_000, 50);
   });
 
   it("Last-Event-ID: a stream begun on A resumes on B with the messages it missed, in order", async () => {
@@ -124,7 +125,6 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     const b = await replica();
     const session = await open(a.gateway.url);
     const onA = await stream(a.gateway.url, session);
-    a.board.emit("log", { server: "echo", params: { level: "info", data: "ignored: no level set" } });
     await post(a.gateway.url, rpc(2, "logging/setLevel", { level: "info" }), { "mcp-session-id": session });
     a.board.emit("log", { server: "echo", params: { level: "info", data: "first" } });
     await waitFor(() => onA.events.length > 0, 5_000, 50);
