@@ -4,7 +4,8 @@
  * filters B's GET stream, A's board's messages reach a stream held by B, `Last-Event-ID` resumes on B
  * a stream begun on A, DELETE through B ends the session on A, and a principal cannot use another's
  * session through a replica that has not seen it, a cancel sent to B aborts the call running on A, and
- * with Redis away A serves what it holds, writing it back when Redis returns. (Behind haproxy, in child processes: haproxy.test.ts.)
+ * with Redis away A serves what it holds, writing it back when Redis returns; a session used on B
+ * outlives sessionIdleMs in Redis, and one no replica uses expires. (Behind haproxy, in child processes: haproxy.test.ts.)
  */
 import { createParser } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -177,6 +178,23 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(200);
+  });
+
+  it("the TTL: use on B keeps the session alive in Redis past sessionIdleMs; unused by every replica, it expires", async () => {
+    const a = await replica({ sessionIdleMs: 600 });
+    const b = await replica({ sessionIdleMs: 600 });
+    const session = await open(a.gateway.url);
+    const until = Date.now() + 1_500;
+    for (let id = 10; Date.now() < until; id++) {
+      expect((await post(b.gateway.url, rpc(id, "ping"), { "mcp-session-id": session })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // A let its idle copy go long ago; it reads the session again from Redis, where B kept it.
+    expect(a.gateway.sessions).toBe(0);
+    expect((await post(a.gateway.url, rpc(2, "ping"), { "mcp-session-id": session })).status).toBe(200);
+    await waitFor(() => a.gateway.sessions === 0 && b.gateway.sessions === 0, 5_000, 50);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect((await post(b.gateway.url, rpc(3, "ping"), { "mcp-session-id": session })).status).toBe(404);
   });
 
   it("a session is found on another replica only by the principal that opened it", async () => {
