@@ -11,6 +11,7 @@ const PROCESS_SUITES = [
   "test/fleet/reauth-kill.test.ts",
   "test/fleet/fairness.test.ts",
   "test/gateway/serve-cli.test.ts",
+  "test/gateway/haproxy.test.ts",
   "test/observe/browser.test.ts",
   "test/agents/examples.test.ts",
   "test/docs/code-blocks.test.ts",

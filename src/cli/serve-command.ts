@@ -8,9 +8,8 @@ import { serveBoard, type GatewayAuth, type ServeBoardOptions } from "../gateway
 import { serveStdio } from "../gateway/stdio.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
-import { Switchboard } from "../switchboard/switchboard.js";
 import type { Output } from "./commands.js";
-import { downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
+import { boardOf, downServers, readBoardConfig, type BoardFlags } from "./open-board.js";
 import { watchStdoutNoise } from "./stdout-noise.js";
 
 export interface ServeCommandOptions {
@@ -28,7 +27,8 @@ export async function serveCommand(options: ServeCommandOptions, io: Output): Pr
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
   };
-  const board = new Switchboard(config);
+  // A config with a "fleet" makes the board a member, and the gateway a replica that shares its sessions.
+  const board = await boardOf(config);
   watchStdoutNoise(board);
   await board.start();
   for (const line of downServers(board)) io.err(line);

@@ -11,6 +11,7 @@ import type { TokenStore } from "../auth/token-store.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { BoardFleet, FleetEvent, FleetGate, FleetLimits } from "../switchboard/fleet-seam.js";
 import { FleetBus } from "./bus.js";
+import { gatewaySessionShare, type GatewaySessionShare } from "./gateway-sessions.js";
 import { RedisGate } from "./gate.js";
 import { redisCheckpointer } from "./checkpointer.js";
 import { FleetLink } from "./link.js";
@@ -23,6 +24,7 @@ export type { BoardFleet, FleetEvent, FleetGate, FleetGateState, FleetLimits, Fl
 export type { FleetMemberStatus } from "../switchboard/member-summary.js";
 export type { TokenStore } from "../auth/token-store.js";
 export type { Checkpointer } from "../agents/checkpointer.js";
+export type { GatewaySessionListener, GatewaySessionShare } from "./gateway-sessions.js";
 
 /** The key prefix when none is given: processes with the same Redis and prefix form one fleet. */
 export const DEFAULT_FLEET_PREFIX = "mcpsb";
@@ -43,6 +45,8 @@ export interface RedisFleet extends BoardFleet {
   ready(): Promise<void>;
   /** Durable-run checkpoints in this Redis under the prefix (see src/fleet/checkpointer.ts); no local fallback. */
   checkpointer(): Checkpointer;
+  /** Where a gateway's replicas keep their 2025-era sessions (`serveBoard` uses it when the board has this fleet). */
+  gatewaySessions(): GatewaySessionShare;
 }
 
 /** A fleet on Redis: `{ url }` (redis://, rediss://, unix:/path) or `{ client }` (an ioredis client, closed by its owner). */
@@ -58,6 +62,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
   let checkpoints: Checkpointer | undefined;
   let lists: FleetLists | undefined;
   let bus: FleetBus | undefined;
+  let gatewaySessions: GatewaySessionShare | undefined;
   const busOf = () => (bus ??= new FleetBus(link));
   const gates = new Map<string, RedisGate>();
   return {
@@ -74,6 +79,7 @@ export function redisFleet(source: { url: string } | { client: Redis }, prefix: 
     ready: () => link.settled,
     tokenStore: () => (store ??= redisTokenStore(link)),
     checkpointer: () => (checkpoints ??= redisCheckpointer(link)),
+    gatewaySessions: () => (gatewaySessions ??= gatewaySessionShare(link, busOf())),
     gate(server: string, limits: FleetLimits, circuit: { failureThreshold: number; cooldownMs: number }): FleetGate | undefined {
       if (limits.maxConcurrency === undefined && limits.ratePerSecond === undefined && limits.breakerQuorum === undefined) return undefined;
       let gate = gates.get(server);

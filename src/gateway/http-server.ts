@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ConfigError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from "../jsonrpc/messages.js";
+import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc/messages.js";
 import { makeAuthenticate, metadataPath, resourceMetadata, type Authenticate } from "./auth.js";
-import type { GatewayHandler } from "./handler.js";
+import type { GatewayHandler, RequestStream } from "./handler.js";
 import { accepts, isJsonContent, openEventStream, readBody, sendError, sendJson, writeEvent } from "./http-io.js";
 import type { GatewaySettings } from "./options.js";
 import { SessionStore, type Session } from "./sessions.js";
@@ -33,9 +33,10 @@ export class GatewayServer {
   constructor(
     private readonly handler: GatewayHandler,
     private readonly settings: GatewaySettings,
+    sessions?: SessionStore,
   ) {
     this.authenticate = settings.auth === undefined ? undefined : makeAuthenticate(settings.auth);
-    this.sessions = new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+    this.sessions = sessions ?? new SessionStore(settings.sessionIdleMs, settings.maxSessions);
     this.loopback = isLoopbackHost(settings.host);
     this.server = createServer((request, response) => {
       this.route(request, response).catch((error: unknown) => {
@@ -117,13 +118,13 @@ export class GatewayServer {
   }
 
   /** The session a request names; answers 400 or 404 itself when there is none. */
-  private sessionOf(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Session | undefined {
+  private async sessionOf(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<Session | undefined> {
     const id = request.headers[SESSION_HEADER];
     if (typeof id !== "string" || id === "") {
       sendError(response, 400, "Bad Request: Mcp-Session-Id header is required");
       return undefined;
     }
-    const session = this.sessions.get(id, principal);
+    const session = await this.sessions.get(id, principal);
     if (session === undefined) sendError(response, 404, "Session not found", -32001);
     else session.lastSeen = Date.now();
     return session;
@@ -145,21 +146,25 @@ export class GatewayServer {
     const kind = classifyMessage(message);
     if (kind === undefined) return sendError(response, 400, "Invalid Request: expected one JSON-RPC 2.0 message", ErrorCode.InvalidRequest);
     if (kind === "request" && (message as JsonRpcRequest).method === "initialize") return this.initialize(message as JsonRpcRequest, response, principal);
-    const session = this.sessionOf(request, response, principal);
+    const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;
     if (kind !== "request") {
-      if (kind === "notification") this.handler.notify(message as JsonRpcNotification, session);
+      if (kind === "notification") {
+        this.handler.notify(message as JsonRpcNotification, session);
+        this.sessions.notified(session, message as JsonRpcNotification);
+      }
       response.writeHead(202).end();
       return;
     }
     return this.request(message as JsonRpcRequest, session, response);
   }
 
-  private initialize(message: JsonRpcRequest, response: ServerResponse, principal: string | undefined): void {
+  private async initialize(message: JsonRpcRequest, response: ServerResponse, principal: string | undefined): Promise<void> {
     const session = this.sessions.open(principal);
     if (session === undefined)
       return sendError(response, 503, "Service Unavailable: the gateway holds as many sessions as it may", ErrorCode.ServerError, { "retry-after": "5" });
     const result = this.handler.initialize(message.params ?? {}, session);
+    await this.sessions.save(session);
     sendJson(response, 200, { jsonrpc: "2.0", id: message.id, result }, { [SESSION_HEADER]: session.id });
   }
 
@@ -175,19 +180,26 @@ export class GatewayServer {
       });
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     if (meta?.progressToken === undefined) {
-      sendJson(response, 200, await this.handler.handle(message, session));
+      sendJson(response, 200, await this.answer(message, session));
       return;
     }
     // Progress rides on the request's own event stream, then the response ends it.
     openEventStream(response);
-    const reply: JsonRpcMessage = await this.handler.handle(message, session, (notification) => writeEvent(response, notification));
+    const reply: JsonRpcMessage = await this.answer(message, session, (notification) => writeEvent(response, notification));
     writeEvent(response, reply);
     response.end();
   }
 
-  private get(request: IncomingMessage, response: ServerResponse, principal: string | undefined): void {
+  /** The handler's answer; a request that changed the session's state saves it first (replicas read it there). */
+  private async answer(message: JsonRpcRequest, session: Session, stream?: RequestStream): Promise<JsonRpcResponse> {
+    const reply = await this.handler.handle(message, session, stream);
+    if (message.method === "logging/setLevel") await this.sessions.save(session);
+    return reply;
+  }
+
+  private async get(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<void> {
     if (!accepts(request.headers.accept, "text/event-stream")) return sendError(response, 406, "Not Acceptable: the client must accept text/event-stream");
-    const session = this.sessionOf(request, response, principal);
+    const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;
     if (session.stream !== undefined) return sendError(response, 409, "Conflict: this session already has a stream open");
     openEventStream(response, { [SESSION_HEADER]: session.id });
@@ -195,10 +207,10 @@ export class GatewayServer {
     session.attach(response, typeof lastEventId === "string" ? lastEventId : undefined);
   }
 
-  private delete(request: IncomingMessage, response: ServerResponse, principal: string | undefined): void {
-    const session = this.sessionOf(request, response, principal);
+  private async delete(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<void> {
+    const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;
-    this.sessions.delete(session);
+    await this.sessions.delete(session);
     response.writeHead(200).end();
   }
 }

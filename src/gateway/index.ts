@@ -6,12 +6,14 @@
  *
  * @module mcp-switchboard/gateway
  */
+import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { VERSION } from "../util/version.js";
 import { forwardBoardEvents } from "./board-events.js";
 import { GatewayHandler } from "./handler.js";
 import { GatewayServer } from "./http-server.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { ReplicaSessions } from "./replicas.js";
 
 export type { GatewayAuth } from "./auth.js";
 export type { ServeBoardOptions } from "./options.js";
@@ -30,9 +32,12 @@ export interface Gateway {
 /** Serves `board` as one MCP server; resolves once listening (a port in use is a ConfigError naming it). */
 export async function serveBoard(board: Switchboard, options: ServeBoardOptions = {}): Promise<Gateway> {
   const settings = gatewaySettings(options, VERSION);
-  const server = new GatewayServer(new GatewayHandler(board, settings), settings);
+  // With a fleet, replicas share their sessions through it (replicas.ts); without one they stay in memory.
+  const share = (board.fleet as { gatewaySessions?(): GatewaySessionShare } | undefined)?.gatewaySessions?.();
+  const replicas = share === undefined ? undefined : new ReplicaSessions(share, settings.sessionIdleMs, settings.maxSessions);
+  const server = new GatewayServer(new GatewayHandler(board, settings), settings, replicas);
   await server.listen();
-  const stopEvents = forwardBoardEvents(board, () => server.sessions.all());
+  const stopEvents = replicas === undefined ? forwardBoardEvents(board, () => server.sessions.all()) : replicas.forward(board);
   let closed: Promise<void> | undefined;
   return {
     url: server.url,

@@ -14,7 +14,6 @@ const REPLAY_DEPTH = 64;
 const KEEPALIVE_MS = 25_000;
 
 export class Session implements Downstream {
-  readonly id = randomUUID();
   protocolVersion = "";
   clientInfo: { name?: unknown; version?: unknown } | undefined;
   logLevel: LogLevel | undefined;
@@ -24,7 +23,10 @@ export class Session implements Downstream {
   private sent = 0;
   private readonly recent: Array<{ seq: number; frame: string }> = [];
 
-  constructor(readonly principal: string | undefined) {}
+  constructor(
+    readonly principal: string | undefined,
+    readonly id: string = randomUUID(),
+  ) {}
 
   push(message: JsonRpcNotification): void {
     const seq = ++this.sent;
@@ -53,7 +55,7 @@ export class Session implements Downstream {
 }
 
 export class SessionStore {
-  private readonly sessions = new Map<string, Session>();
+  protected readonly sessions = new Map<string, Session>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
@@ -71,18 +73,34 @@ export class SessionStore {
   /** A new session, or undefined when the gateway holds as many as it may. */
   open(principal: string | undefined): Session | undefined {
     if (this.sessions.size >= this.max) return undefined;
-    const session = new Session(principal);
+    const session = this.create(principal);
     this.sessions.set(session.id, session);
     return session;
   }
 
+  protected create(principal: string | undefined): Session {
+    return new Session(principal);
+  }
+
   /** The session `id` names, if it exists and belongs to `principal` (another principal's is not found). */
-  get(id: string, principal: string | undefined): Session | undefined {
+  get(id: string, principal: string | undefined): Session | undefined | Promise<Session | undefined> {
     const session = this.sessions.get(id);
     return session !== undefined && session.principal === principal ? session : undefined;
   }
 
-  delete(session: Session): void {
+  /** After a request changed the session's state (initialize, logging/setLevel): in memory, nothing to do. */
+  save(_session: Session): Promise<void> | void {}
+
+  /** After the handler took a notification of the session's (a replica passes on a cancel it could not act on). */
+  notified(_session: Session, _message: JsonRpcNotification): void {}
+
+  /** The client ended the session (DELETE). */
+  delete(session: Session): Promise<void> | void {
+    this.evict(session);
+  }
+
+  /** This process lets go of the session (idle, or ended). */
+  protected evict(session: Session): void {
     this.sessions.delete(session.id);
     session.close();
   }
@@ -91,7 +109,7 @@ export class SessionStore {
     return this.sessions.values();
   }
 
-  private tick(): void {
+  protected tick(): void {
     const now = Date.now();
     let keepalive: boolean | undefined;
     for (const session of this.sessions.values()) {
@@ -99,7 +117,7 @@ export class SessionStore {
         // A keep-alive at most once per KEEPALIVE_MS, whatever the sweep's period.
         keepalive ??= now - this.lastKeepalive >= KEEPALIVE_MS;
         if (keepalive) session.stream.write(":\n\n");
-      } else if (session.inFlight.size === 0 && now - session.lastSeen > this.idleMs) this.delete(session);
+      } else if (session.inFlight.size === 0 && now - session.lastSeen > this.idleMs) this.evict(session);
     }
     if (keepalive) this.lastKeepalive = now;
   }

@@ -89,7 +89,8 @@ async function startTcpRedis(password: string): Promise<TestRedis> {
   return { url: `redis://:${password}@127.0.0.1:${port}`, process: child, stop, kill: stop, restart: notOwned };
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (for a server that must be told its port, like redis-server or haproxy). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
