@@ -60,6 +60,24 @@ export function withUnavailable(hits: ToolSearchHit[], unavailable: readonly Una
   return Object.defineProperty(hits, "unavailable", { value: unavailable, enumerable: false }) as ToolSearchResults;
 }
 
+/** The servers a search could not see, from its results (none for a plain list of hits). */
+export function unavailableOf(hits: readonly unknown[]): readonly UnavailableServer[] {
+  return (hits as Partial<Pick<ToolSearchResults, "unavailable">>).unavailable ?? [];
+}
+
+/**
+ * One line per server a search could not see, as the model reads it beside the hits (the `search_tools`
+ * text of runAgent and the bridges, Anthropic's client-side search), so that a model does not conclude
+ * a tool is missing when its server is down.
+ */
+export function unavailableLines(hits: readonly unknown[]): string[] {
+  return unavailableOf(hits).map(({ server, state, reason }) =>
+    state === "starting"
+      ? `Server ${server} is still starting: its tools are not searched yet.`
+      : `Server ${server} is ${state}${reason === undefined ? "" : ` (${reason})`}: its tools are not searched.`,
+  );
+}
+
 /** Field weights, tuned on test/catalog/queries.ts. */
 export const SEARCH_BOOSTS = { name: 3, title: 2, description: 1.5, params: 0.6, server: 0.8 } as const;
 
