@@ -6,7 +6,8 @@
  * It is also small and dependency-free, synchronous (a search is a plain call, no promise), gives a
  * score per hit, and removes single documents, which a `list_changed` needs.
  * Each tool is one document: the words of its name, title, description, parameter names and
- * descriptions, and its server's name and instructions, each a field with its own weight.
+ * descriptions, its server's name and instructions, and the WordNet synonyms of its name, title and
+ * description words (src/catalog/synonyms.ts), each a field with its own weight.
  */
 import MiniSearch, { type Options } from "minisearch";
 import type { Tool } from "../client/types.js";
