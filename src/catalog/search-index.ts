@@ -6,11 +6,13 @@
  * It is also small and dependency-free, synchronous (a search is a plain call, no promise), gives a
  * score per hit, and removes single documents, which a `list_changed` needs.
  * Each tool is one document: the words of its name, title, description, parameter names and
- * descriptions, and its server's name and instructions, each a field with its own weight.
+ * descriptions, its server's name and instructions, and the WordNet synonyms of its name, title and
+ * description words (src/catalog/synonyms.ts), each a field with its own weight.
  */
-import MiniSearch from "minisearch";
+import MiniSearch, { type Options } from "minisearch";
 import type { Tool } from "../client/types.js";
 import { isObject } from "../util/guards.js";
+import { synonymText } from "./synonyms.js";
 import { splitWords, termOf } from "./terms.js";
 
 export interface ToolSearchHit {
@@ -60,8 +62,30 @@ export function withUnavailable(hits: ToolSearchHit[], unavailable: readonly Una
   return Object.defineProperty(hits, "unavailable", { value: unavailable, enumerable: false }) as ToolSearchResults;
 }
 
-/** Field weights, tuned on test/catalog/queries.ts. */
-export const SEARCH_BOOSTS = { name: 3, title: 2, description: 1.5, params: 0.6, server: 0.8 } as const;
+/** The servers a search could not see, from its results (none for a plain list of hits). */
+export function unavailableOf(hits: readonly unknown[]): readonly UnavailableServer[] {
+  return (hits as Partial<Pick<ToolSearchResults, "unavailable">>).unavailable ?? [];
+}
+
+/**
+ * One line per server a search could not see, as the model reads it beside the hits (the `search_tools`
+ * text of runAgent and the bridges, Anthropic's client-side search), so that a model does not conclude
+ * a tool is missing when its server is down.
+ */
+export function unavailableLines(hits: readonly unknown[]): string[] {
+  return unavailableOf(hits).map(({ server, state, reason }) =>
+    state === "starting"
+      ? `Server ${server} is still starting: its tools are not searched yet.`
+      : `Server ${server} is ${state}${reason === undefined ? "" : ` (${reason})`}: its tools are not searched.`,
+  );
+}
+
+/**
+ * Field weights, tuned on test/catalog/queries.ts; `synonyms` (the WordNet synonyms of the name, title
+ * and description, src/catalog/synonyms.ts) weighs 0.5, the first value tried, which the tuning half
+ * kept (recall@5 the same, MRR up).
+ */
+export const SEARCH_BOOSTS = { name: 3, title: 2, description: 1.5, params: 0.6, server: 0.8, synonyms: 0.5 } as const;
 
 /** One tool as a search document: the text of each field (bench/search-libraries.ts indexes the same). */
 export interface ToolDocument {
@@ -74,14 +98,18 @@ export interface ToolDocument {
   serverText: string;
 }
 
+/** What ToolSearchIndex indexes: the document and the WordNet synonyms of its name, title and description. */
+type IndexedTool = ToolDocument & { synonyms: string };
+
 export const FIELDS = ["name", "title", "description", "params", "serverText"] as const;
 
-export class ToolSearchIndex {
-  private readonly index = new MiniSearch<ToolDocument>({
-    fields: [...FIELDS],
+/** The index's MiniSearch options; bench/search-libraries.ts builds variants (another stemmer, more fields) from them. */
+export function searchIndexOptions(processTerm: (word: string) => string | null = termOf) {
+  return {
+    fields: [...FIELDS, "synonyms"] as string[],
     storeFields: ["server"],
     tokenize: splitWords,
-    processTerm: termOf,
+    processTerm,
     autoVacuum: { minDirtCount: 50, minDirtFactor: 0.2, batchSize: 1000, batchWait: 0 },
     searchOptions: {
       boost: {
@@ -90,12 +118,17 @@ export class ToolSearchIndex {
         description: SEARCH_BOOSTS.description,
         params: SEARCH_BOOSTS.params,
         serverText: SEARCH_BOOSTS.server,
+        synonyms: SEARCH_BOOSTS.synonyms,
       },
-      prefix: (term) => term.length >= 3,
-      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
+      prefix: (term: string) => term.length >= 3,
+      fuzzy: (term: string) => (term.length >= 6 ? 0.2 : false),
       combineWith: "OR",
     },
-  });
+  } satisfies Options<IndexedTool>;
+}
+
+export class ToolSearchIndex {
+  private readonly index = new MiniSearch<IndexedTool>(searchIndexOptions());
   /** Per server, the ids it has in the index and their descriptions. */
   private readonly servers = new Map<string, Map<string, string | undefined>>();
 
@@ -104,11 +137,12 @@ export class ToolSearchIndex {
     this.removeServer(server);
     const serverText = `${server} ${instructions ?? ""}`;
     const ids = new Map<string, string | undefined>();
-    const documents: ToolDocument[] = [];
+    const documents: IndexedTool[] = [];
     for (const { name, tool } of tools) {
       if (ids.has(name)) continue;
       ids.set(name, tool.description);
-      documents.push(toolDocument(name, server, tool, serverText));
+      const document = toolDocument(name, server, tool, serverText);
+      documents.push({ ...document, synonyms: synonymText(`${document.name} ${document.title} ${document.description}`) });
     }
     this.index.addAll(documents);
     this.servers.set(server, ids);

@@ -15,7 +15,7 @@ describe("held-out tool search queries", () => {
     }
   });
 
-  it("finds the right tool in the top 5 for at least 62% of them (measured 0.635, 80 of 126; without the paraphrase table 0.603)", () => {
+  it("finds the right tool in the top 5 for at least 66% of them (measured 0.675, 85 of 126; without the WordNet synonyms 0.635, plain BM25 0.595)", () => {
     const index = new ToolSearchIndex();
     for (const [server, tools] of Object.entries(catalogServers()))
       index.setServer(
@@ -23,6 +23,6 @@ describe("held-out tool search queries", () => {
         tools.map((tool) => ({ name: `${server}__${tool.name}`, tool })),
       );
     const found = HELD_OUT_QUERIES.filter(({ query, expected }) => index.search(query, { limit: 5 }).some((hit) => expected.includes(hit.name)));
-    expect(found.length / HELD_OUT_QUERIES.length).toBeGreaterThanOrEqual(0.62);
+    expect(found.length / HELD_OUT_QUERIES.length).toBeGreaterThanOrEqual(0.66);
   });
 });
