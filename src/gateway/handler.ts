@@ -14,6 +14,7 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
+import { gatewayNames, type GatewayNames } from "./names.js";
 import type { GatewaySettings } from "./options.js";
 import { wireError } from "./wire-error.js";
 
@@ -34,12 +35,14 @@ export const GATEWAY_CAPABILITIES = {
 
 export class GatewayHandler {
   readonly catalog: GatewayCatalog;
+  readonly names: GatewayNames;
 
   constructor(
     readonly board: Switchboard,
     readonly settings: GatewaySettings,
   ) {
-    this.catalog = new GatewayCatalog(board);
+    this.names = gatewayNames(board, settings.qualifyNames);
+    this.catalog = new GatewayCatalog(board, this.names);
   }
 
   /** Answers one request; never rejects (a failure is an error response). */
@@ -123,7 +126,7 @@ export class GatewayHandler {
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
     let fallback: { from: string; to: string; reason: string } | undefined;
-    const result: CallToolResult = await this.board.callTool(name, args, {
+    const result: CallToolResult = await this.board.callTool(this.names.inward(name), args, {
       signal,
       principal,
       onFallback: (from: string, to: string, reason: string) => {
