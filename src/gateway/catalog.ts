@@ -103,7 +103,8 @@ export class GatewayCatalog {
       server = this.templateOwners.find(([prefix]) => uri.startsWith(prefix))?.[1];
     }
     const client = server === undefined ? undefined : this.board.client(server);
-    if (client === undefined) return { completion: { values: [], hasMore: false } } satisfies CompleteResult;
+    // The gateway declares completions for all its servers: one that has none suggests nothing.
+    if (client?.serverCapabilities?.completions === undefined) return { completion: { values: [], hasMore: false } } satisfies CompleteResult;
     return await client.complete(upstreamRef as never, argument, context, { signal });
   }
 }

@@ -32,7 +32,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
   const settings = gatewaySettings(options, VERSION);
   const server = new GatewayServer(new GatewayHandler(board, settings), settings);
   await server.listen();
-  const stopEvents = forwardBoardEvents(board, () => server.sessions.all());
+  const stopEvents = forwardBoardEvents(board, () => server.downstreams());
   let closed: Promise<void> | undefined;
   return {
     url: server.url,

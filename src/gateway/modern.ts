@@ -1,0 +1,102 @@
+/**
+ * The 2026-07-28 stateless era as the gateway serves it, whatever carries it: each request brings its
+ * own envelope (`params._meta`: protocol version, client capabilities, client info, log level), so each
+ * becomes a Downstream of its own that lives as long as the request; `server/discover` says what the
+ * gateway is; every result says `resultType`, and the cacheable ones `ttlMs` and `cacheScope`. The
+ * methods this era removed are unknown methods here. The envelope keys and versions are the client's
+ * own (src/connection/eras/), so both sides of the gateway speak the one vocabulary.
+ */
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+} from "../connection/eras/modern-wire.js";
+import { MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
+import type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
+import { isObject } from "../util/guards.js";
+import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
+import { GATEWAY_CAPABILITIES } from "./handler.js";
+import type { GatewaySettings } from "./options.js";
+
+type Params = Record<string, unknown>;
+
+/** Methods of the 2025 era that the 2026 era removed: a 2026 client that sends one gets -32601. */
+const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]);
+
+/** Results that must say how long they may be cached (SEP-2549). */
+const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+
+export function isRemovedMethod(method: string): boolean {
+  return REMOVED.has(method);
+}
+
+/** The envelope of a request's params, or undefined when it has none. */
+export function envelopeOf(params: unknown): Params | undefined {
+  return isObject(params) && isObject(params._meta) ? params._meta : undefined;
+}
+
+/**
+ * What is wrong with a 2026 request's envelope, as the JSON-RPC error it gets: a missing version or
+ * capabilities is -32602, a version the gateway does not speak -32022 naming those it does.
+ */
+export function envelopeProblem(envelope: Params | undefined): JsonRpcErrorObject | undefined {
+  const version = envelope?.[META_PROTOCOL_VERSION];
+  if (typeof version !== "string" || !isObject(envelope?.[META_CLIENT_CAPABILITIES]))
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: every 2026-07-28 request carries params._meta["${META_PROTOCOL_VERSION}"] and ["${META_CLIENT_CAPABILITIES}"]`,
+    };
+  if (!speaks(version, "modern"))
+    return {
+      code: ErrorCode.UnsupportedProtocolVersion,
+      message: `Unsupported protocol version ${version}`,
+      data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+    };
+  return undefined;
+}
+
+/** The client of one 2026 request, from its (checked) envelope: nothing outlives the request. */
+export function requestDownstream(envelope: Params, principal: string | undefined): Downstream {
+  const info = envelope[META_CLIENT_INFO];
+  const level = envelope[META_LOG_LEVEL];
+  return {
+    principal,
+    protocolVersion: envelope[META_PROTOCOL_VERSION] as string,
+    clientInfo: isObject(info) ? info : undefined,
+    logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined,
+    inFlight: new Map<JsonRpcId, AbortController>(),
+    // Nothing reaches a stateless client outside its own response (listens have their own streams).
+    push: () => undefined,
+  };
+}
+
+export function discoverResult(settings: GatewaySettings): Params {
+  const { serverInfo, instructions } = settings;
+  return {
+    supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+    capabilities: GATEWAY_CAPABILITIES,
+    ...(instructions === undefined ? {} : { instructions }),
+    _meta: { [META_SERVER_INFO]: serverInfo },
+  };
+}
+
+/**
+ * A response as a 2026 client must get it: a result says `resultType` and, when cacheable, `ttlMs` 0
+ * and `cacheScope` "private" (the board's lists change as its servers do, and differ by principal);
+ * resource-not-found is -32602 in this era.
+ */
+export function modernResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
+  if ("error" in response) {
+    if (response.error.code !== ErrorCode.ResourceNotFound) return response;
+    return { ...response, error: { ...response.error, code: ErrorCode.InvalidParams } };
+  }
+  const result: Params = { ...response.result, resultType: response.result.resultType ?? "complete" };
+  if (CACHEABLE.has(method)) {
+    result.ttlMs ??= 0;
+    result.cacheScope ??= "private";
+  }
+  return { ...response, result };
+}
