@@ -62,14 +62,18 @@ export class GatewayCatalog {
   async read(params: Params, signal: AbortSignal): Promise<Params> {
     const uri = params.uri;
     if (typeof uri !== "string") throw new ProtocolError("resources/read needs params.uri (a string)", ErrorCode.InvalidParams);
+    return await this.board.readResource(uri, { signal, server: await this.owner(uri) });
+  }
+
+  /** The server that owns `uri`; a URI not seen yet is looked for in fresh listings first. */
+  async owner(uri: string): Promise<string> {
     let server = this.ownerOf(uri);
     if (server === undefined) {
-      // A URI not seen yet: list once (which records the owners), then ask again.
       await Promise.all([this.resources(), this.templates()]);
       server = this.ownerOf(uri);
     }
     if (server === undefined) throw new ProtocolError(`Resource not found: ${uri}`, ErrorCode.ResourceNotFound, { uri });
-    return await this.board.readResource(uri, { signal, server });
+    return server;
   }
 
   private ownerOf(uri: string): string | undefined {

@@ -6,13 +6,7 @@
  * methods this era removed are unknown methods here. The envelope keys and versions are the client's
  * own (src/connection/eras/), so both sides of the gateway speak the one vocabulary.
  */
-import {
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
-  META_SERVER_INFO,
-} from "../connection/eras/modern-wire.js";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../connection/eras/modern-wire.js";
 import { MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
@@ -38,24 +32,24 @@ export function envelopeOf(params: unknown): Params | undefined {
   return isObject(params) && isObject(params._meta) ? params._meta : undefined;
 }
 
-/**
- * What is wrong with a 2026 request's envelope, as the JSON-RPC error it gets: a missing version or
- * capabilities is -32602, a version the gateway does not speak -32022 naming those it does.
- */
+/** A 2026 request's envelope without its version or capabilities: -32602. */
 export function envelopeProblem(envelope: Params | undefined): JsonRpcErrorObject | undefined {
-  const version = envelope?.[META_PROTOCOL_VERSION];
-  if (typeof version !== "string" || !isObject(envelope?.[META_CLIENT_CAPABILITIES]))
-    return {
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params: every 2026-07-28 request carries params._meta["${META_PROTOCOL_VERSION}"] and ["${META_CLIENT_CAPABILITIES}"]`,
-    };
-  if (!speaks(version, "modern"))
-    return {
-      code: ErrorCode.UnsupportedProtocolVersion,
-      message: `Unsupported protocol version ${version}`,
-      data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
-    };
-  return undefined;
+  if (typeof envelope?.[META_PROTOCOL_VERSION] === "string" && isObject(envelope[META_CLIENT_CAPABILITIES])) return undefined;
+  return {
+    code: ErrorCode.InvalidParams,
+    message: `Invalid params: every 2026-07-28 request carries params._meta["${META_PROTOCOL_VERSION}"] and ["${META_CLIENT_CAPABILITIES}"]`,
+  };
+}
+
+/** A version the gateway does not speak in the 2026 era: -32022, naming those it does. */
+export function versionProblem(envelope: Params): JsonRpcErrorObject | undefined {
+  const version: unknown = envelope[META_PROTOCOL_VERSION];
+  if (speaks(version, "modern")) return undefined;
+  return {
+    code: ErrorCode.UnsupportedProtocolVersion,
+    message: `Unsupported protocol version ${String(version)}`,
+    data: { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+  };
 }
 
 /** The client of one 2026 request, from its (checked) envelope: nothing outlives the request. */
@@ -77,7 +71,8 @@ export function discoverResult(settings: GatewaySettings): Params {
   const { serverInfo, instructions } = settings;
   return {
     supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-    capabilities: GATEWAY_CAPABILITIES,
+    // Resource updates would come on a listen's resourceSubscriptions, which the gateway does not honour yet.
+    capabilities: { ...GATEWAY_CAPABILITIES, resources: { listChanged: true } },
     ...(instructions === undefined ? {} : { instructions }),
     _meta: { [META_SERVER_INFO]: serverInfo },
   };

@@ -14,7 +14,7 @@ import type { JsonRpcErrorObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest
 import type { GatewayHandler } from "./handler.js";
 import { openEventStream, sendJson, writeEvent } from "./http-io.js";
 import { Listen } from "./listens.js";
-import { discoverResult, envelopeOf, envelopeProblem, isRemovedMethod, modernResponse, requestDownstream } from "./modern.js";
+import { discoverResult, envelopeOf, envelopeProblem, isRemovedMethod, modernResponse, requestDownstream, versionProblem } from "./modern.js";
 
 const WRAPPED = /^=\?base64\?(.*)\?=$/i;
 
@@ -62,7 +62,7 @@ export class StatelessHttp {
     // The era defines no notifications from the client over HTTP (a request is cancelled by closing it).
     if (!("id" in message)) return void response.writeHead(202).end();
     const envelope = envelopeOf(message.params);
-    const problem = missingVersionHeader(request) ?? envelopeProblem(envelope) ?? this.headerProblem(request, message);
+    const problem = missingVersionHeader(request) ?? envelopeProblem(envelope) ?? this.headerProblem(request, message) ?? versionProblem(envelope!);
     if (problem !== undefined) return sendJson(response, 400, { jsonrpc: "2.0", id: message.id, error: problem });
     const downstream = requestDownstream(envelope!, principal);
     if (isRemovedMethod(message.method))
@@ -71,7 +71,8 @@ export class StatelessHttp {
         id: message.id,
         error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (not in protocol version ${downstream.protocolVersion})` },
       });
-    if (message.method === "server/discover") return this.reply(response, message.method, { jsonrpc: "2.0", id: message.id, result: discoverResult(this.handler.settings) });
+    if (message.method === "server/discover")
+      return this.reply(response, message.method, { jsonrpc: "2.0", id: message.id, result: discoverResult(this.handler.settings) });
     if (message.method === "subscriptions/listen") return this.listen(message, response, downstream.protocolVersion, downstream.clientInfo, principal);
     const socket = request.socket;
     const running = this.running.get(socket) ?? 0;
