@@ -52,10 +52,9 @@ export class StatelessHttp {
   /** Whether a POST belongs to the 2026 era: no session, and a version in its header or envelope. */
   static claims(request: IncomingMessage, message: JsonRpcRequest | JsonRpcNotification): boolean {
     if (request.headers["mcp-session-id"] !== undefined) return false;
-    const version = single(request.headers["mcp-protocol-version"]);
-    // A 2025 client's initialize may name its own version in the header: that is the session era's.
-    if (message.method === "initialize") return isModern(version) || envelopeOf(message.params)?.[META_PROTOCOL_VERSION] !== undefined;
-    return version !== undefined || envelopeOf(message.params)?.[META_PROTOCOL_VERSION] !== undefined;
+    // A 2025 client without a session (its initialize, or a request after losing it) names a 2025
+    // version in the header, if any, and sends no envelope: the session era's checks answer it.
+    return isModern(single(request.headers["mcp-protocol-version"])) || envelopeOf(message.params)?.[META_PROTOCOL_VERSION] !== undefined;
   }
 
   async post(request: IncomingMessage, response: ServerResponse, message: JsonRpcRequest | JsonRpcNotification, principal: string | undefined): Promise<void> {
