@@ -9,10 +9,10 @@
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO } from "../connection/eras/modern-wire.js";
 import { MODERN_PROTOCOL_VERSIONS, speaks } from "../connection/eras/versions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
-import type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from "../jsonrpc/messages.js";
+import type { JsonRpcErrorObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import { isObject } from "../util/guards.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
-import { GATEWAY_CAPABILITIES } from "./handler.js";
+import { GATEWAY_CAPABILITIES, type GatewayHandler, type RequestStream } from "./handler.js";
 import type { GatewaySettings } from "./options.js";
 
 type Params = Record<string, unknown>;
@@ -23,7 +23,7 @@ const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/su
 /** Results that must say how long they may be cached (SEP-2549). */
 const CACHEABLE = new Set(["server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
 
-export function isRemovedMethod(method: string): boolean {
+function isRemovedMethod(method: string): boolean {
   return REMOVED.has(method);
 }
 
@@ -94,4 +94,25 @@ export function modernResponse(method: string, response: JsonRpcResponse): JsonR
     result.cacheScope ??= "private";
   }
   return { ...response, result };
+}
+
+/** The error response of a 2026 request that gets no answer from the board. */
+function refused(id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcResponse {
+  return { jsonrpc: "2.0", id, error };
+}
+
+/**
+ * Answers one 2026 request whose envelope was checked (`envelopeProblem`), whatever carries it; the
+ * transport keeps `downstream` to cancel it. `subscriptions/listen` is the transport's own.
+ */
+export async function answerModern(handler: GatewayHandler, request: JsonRpcRequest, downstream: Downstream, stream?: RequestStream): Promise<JsonRpcResponse> {
+  const problem = versionProblem(envelopeOf(request.params)!);
+  if (problem !== undefined) return refused(request.id, problem);
+  if (isRemovedMethod(request.method))
+    return refused(request.id, {
+      code: ErrorCode.MethodNotFound,
+      message: `Method not found: ${request.method} (not in protocol version ${downstream.protocolVersion})`,
+    });
+  if (request.method === "server/discover") return modernResponse(request.method, { jsonrpc: "2.0", id: request.id, result: discoverResult(handler.settings) });
+  return modernResponse(request.method, await handler.handle(request, downstream, stream));
 }

@@ -14,7 +14,7 @@ import type { JsonRpcErrorObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest
 import type { GatewayHandler } from "./handler.js";
 import { openEventStream, sendJson, writeEvent } from "./http-io.js";
 import { Listen } from "./listens.js";
-import { discoverResult, envelopeOf, envelopeProblem, isRemovedMethod, modernResponse, requestDownstream, versionProblem } from "./modern.js";
+import { answerModern, envelopeOf, envelopeProblem, requestDownstream, versionProblem } from "./modern.js";
 
 const WRAPPED = /^=\?base64\?(.*)\?=$/i;
 
@@ -64,14 +64,6 @@ export class StatelessHttp {
     const problem = missingVersionHeader(request) ?? envelopeProblem(envelope) ?? this.headerProblem(request, message) ?? versionProblem(envelope!);
     if (problem !== undefined) return sendJson(response, 400, { jsonrpc: "2.0", id: message.id, error: problem });
     const downstream = requestDownstream(envelope!, principal);
-    if (isRemovedMethod(message.method))
-      return sendJson(response, 404, {
-        jsonrpc: "2.0",
-        id: message.id,
-        error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${message.method} (not in protocol version ${downstream.protocolVersion})` },
-      });
-    if (message.method === "server/discover")
-      return this.reply(response, message.method, { jsonrpc: "2.0", id: message.id, result: discoverResult(this.handler.settings) });
     if (message.method === "subscriptions/listen") return this.listen(message, response, downstream.protocolVersion, downstream.clientInfo, principal);
     const socket = request.socket;
     const running = this.running.get(socket) ?? 0;
@@ -87,10 +79,9 @@ export class StatelessHttp {
     const cancel = () => downstream.inFlight.get(message.id)?.abort();
     response.once("close", cancel);
     try {
-      if (envelope!.progressToken === undefined) return this.reply(response, message.method, await this.handler.handle(message, downstream));
+      if (envelope!.progressToken === undefined) return this.reply(response, await answerModern(this.handler, message, downstream));
       openEventStream(response);
-      const reply = await this.handler.handle(message, downstream, (notification) => writeEvent(response, notification));
-      writeEvent(response, modernResponse(message.method, reply));
+      writeEvent(response, await answerModern(this.handler, message, downstream, (notification) => writeEvent(response, notification)));
       response.end();
     } finally {
       response.off("close", cancel);
@@ -116,9 +107,8 @@ export class StatelessHttp {
     return undefined;
   }
 
-  private reply(response: ServerResponse, method: string, reply: JsonRpcResponse): void {
-    const shaped = modernResponse(method, reply);
-    sendJson(response, statusOf(shaped), shaped);
+  private reply(response: ServerResponse, reply: JsonRpcResponse): void {
+    sendJson(response, statusOf(reply), reply);
   }
 
   private listen(
