@@ -20,6 +20,15 @@ describe("the 2026-07-28 stateless era through the gateway", () => {
     expect(gateway.sessions).toBe(0);
   });
 
+  it("with auth in front, each stateless request is authenticated on its own", async () => {
+    // A principal may use a stdio server only when it is shared: the call below proves the principal arrived.
+    const gateway = await serve({ servers: { echo: { ...echo, shared: true } } }, { auth: { apiKeys: { "key-ada": "ada" } } });
+    const client = track(await connect({ url: gateway.url, headers: { authorization: "Bearer key-ada" } }));
+    expect(client.protocolVersion).toBe(VERSION);
+    expect((await client.callTool("echo__echo", { text: "hi" })).content).toEqual([{ type: "text", text: "hi" }]);
+    await expect(connect({ url: gateway.url, headers: { authorization: "Bearer wrong" } })).rejects.toThrow(/401|nauthori/);
+  });
+
   it("passes progress through on the request's own stream", async () => {
     const gateway = await serve();
     const client = track(await connect({ url: gateway.url }));
