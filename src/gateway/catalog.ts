@@ -10,6 +10,7 @@ import { ProtocolError } from "../jsonrpc/errors.js";
 import { parseQualified } from "../switchboard/namespacing.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
+import type { GatewayNames } from "./names.js";
 
 type Params = Record<string, unknown>;
 
@@ -22,10 +23,14 @@ export class GatewayCatalog {
   /** Resource URIs to their servers, from the resource listings. */
   private readonly resourceOwners = new Map<string, string>();
 
-  constructor(private readonly board: Switchboard) {}
+  constructor(
+    private readonly board: Switchboard,
+    private readonly names: GatewayNames,
+  ) {}
 
   async tools(principal: string | undefined): Promise<Params> {
-    return { tools: await (principal === undefined ? this.board.listTools() : this.board.forPrincipal(principal).listTools()) };
+    const tools = await (principal === undefined ? this.board.listTools() : this.board.forPrincipal(principal).listTools());
+    return { tools: tools.map((tool) => ({ ...tool, name: this.names.outward(tool.name) })) };
   }
 
   async resources(): Promise<Params> {
@@ -57,14 +62,18 @@ export class GatewayCatalog {
   async read(params: Params, signal: AbortSignal): Promise<Params> {
     const uri = params.uri;
     if (typeof uri !== "string") throw new ProtocolError("resources/read needs params.uri (a string)", ErrorCode.InvalidParams);
+    return await this.board.readResource(uri, { signal, server: await this.owner(uri) });
+  }
+
+  /** The server that owns `uri`; a URI not seen yet is looked for in fresh listings first. */
+  async owner(uri: string): Promise<string> {
     let server = this.ownerOf(uri);
     if (server === undefined) {
-      // A URI not seen yet: list once (which records the owners), then ask again.
       await Promise.all([this.resources(), this.templates()]);
       server = this.ownerOf(uri);
     }
     if (server === undefined) throw new ProtocolError(`Resource not found: ${uri}`, ErrorCode.ResourceNotFound, { uri });
-    return await this.board.readResource(uri, { signal, server });
+    return server;
   }
 
   private ownerOf(uri: string): string | undefined {
@@ -72,13 +81,13 @@ export class GatewayCatalog {
   }
 
   async prompts(): Promise<Params> {
-    return { prompts: await this.board.listPrompts() };
+    return { prompts: (await this.board.listPrompts()).map((prompt) => ({ ...prompt, name: this.names.outward(prompt.name) })) };
   }
 
   async prompt(params: Params, signal: AbortSignal): Promise<Params> {
     if (typeof params.name !== "string") throw new ProtocolError("prompts/get needs params.name (a string)", ErrorCode.InvalidParams);
     const args = isObject(params.arguments) ? (params.arguments as Record<string, string>) : undefined;
-    return await this.board.getPrompt(params.name, args, { signal });
+    return await this.board.getPrompt(this.names.inward(params.name), args, { signal });
   }
 
   async complete(params: Params, signal: AbortSignal): Promise<Params> {
@@ -89,7 +98,7 @@ export class GatewayCatalog {
     let server: string | undefined;
     let upstreamRef = ref;
     if (ref.type === "ref/prompt" && typeof ref.name === "string") {
-      const parsed = parseQualified(ref.name, this.board.separator, new Set(this.board.serverNames));
+      const parsed = parseQualified(this.names.inward(ref.name), this.board.separator, new Set(this.board.serverNames));
       server = parsed?.server;
       if (parsed) upstreamRef = { ...ref, name: parsed.tool };
     } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
@@ -98,7 +107,8 @@ export class GatewayCatalog {
       server = this.templateOwners.find(([prefix]) => uri.startsWith(prefix))?.[1];
     }
     const client = server === undefined ? undefined : this.board.client(server);
-    if (client === undefined) return { completion: { values: [], hasMore: false } } satisfies CompleteResult;
+    // The gateway declares completions for all its servers: one that has none suggests nothing.
+    if (client?.serverCapabilities?.completions === undefined) return { completion: { values: [], hasMore: false } } satisfies CompleteResult;
     return await client.complete(upstreamRef as never, argument, context, { signal });
   }
 }

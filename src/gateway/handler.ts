@@ -14,6 +14,8 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
+import { gatewayNames, type GatewayNames } from "./names.js";
+import { ResourceSubscriptions } from "./resource-subscriptions.js";
 import type { GatewaySettings } from "./options.js";
 import { wireError } from "./wire-error.js";
 
@@ -26,7 +28,7 @@ export const FALLBACK_META_KEY = "io.mcp-switchboard/fallback";
 
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },
-  resources: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   completions: {},
   logging: {},
@@ -34,12 +36,16 @@ export const GATEWAY_CAPABILITIES = {
 
 export class GatewayHandler {
   readonly catalog: GatewayCatalog;
+  readonly names: GatewayNames;
+  private readonly subscriptions: ResourceSubscriptions;
 
   constructor(
     readonly board: Switchboard,
     readonly settings: GatewaySettings,
   ) {
-    this.catalog = new GatewayCatalog(board);
+    this.names = gatewayNames(board, settings.qualifyNames);
+    this.catalog = new GatewayCatalog(board, this.names);
+    this.subscriptions = new ResourceSubscriptions(board, this.catalog);
   }
 
   /** Answers one request; never rejects (a failure is an error response). */
@@ -97,6 +103,10 @@ export class GatewayHandler {
         return this.catalog.templates();
       case "resources/read":
         return this.catalog.read(params, signal);
+      case "resources/subscribe":
+        return this.subscriptions.subscribe(params, downstream, signal);
+      case "resources/unsubscribe":
+        return this.subscriptions.unsubscribe(params, downstream, signal);
       case "prompts/list":
         return this.catalog.prompts();
       case "prompts/get":
@@ -123,7 +133,7 @@ export class GatewayHandler {
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
     let fallback: { from: string; to: string; reason: string } | undefined;
-    const result: CallToolResult = await this.board.callTool(name, args, {
+    const result: CallToolResult = await this.board.callTool(this.names.inward(name), args, {
       signal,
       principal,
       onFallback: (from: string, to: string, reason: string) => {

@@ -14,7 +14,9 @@ import { makeAuthenticate, metadataPath, resourceMetadata, type Authenticate } f
 import type { GatewayHandler, RequestStream } from "./handler.js";
 import { accepts, isJsonContent, openEventStream, readBody, sendError, sendJson, writeEvent } from "./http-io.js";
 import type { GatewaySettings } from "./options.js";
+import type { Downstream } from "./downstream.js";
 import { SessionStore, type Session } from "./sessions.js";
+import { StatelessHttp } from "./stateless-http.js";
 
 const SESSION_HEADER = "mcp-session-id";
 const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/;
@@ -26,6 +28,7 @@ export function isLoopbackHost(host: string): boolean {
 export class GatewayServer {
   readonly server: Server;
   readonly sessions: SessionStore;
+  readonly stateless: StatelessHttp;
   private readonly authenticate: Authenticate | undefined;
   private readonly loopback: boolean;
   port = 0;
@@ -37,6 +40,7 @@ export class GatewayServer {
   ) {
     this.authenticate = settings.auth === undefined ? undefined : makeAuthenticate(settings.auth);
     this.sessions = sessions ?? new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+    this.stateless = new StatelessHttp(handler);
     this.loopback = isLoopbackHost(settings.host);
     this.server = createServer((request, response) => {
       this.route(request, response).catch((error: unknown) => {
@@ -65,8 +69,20 @@ export class GatewayServer {
     });
   }
 
+  /** Every client that hears of list changes: the 2025 sessions and the 2026 listens. */
+  *downstreams(): Iterable<Downstream> {
+    yield* this.sessions.all();
+    yield* this.stateless.listens;
+  }
+
+  /** The 2026-era listens only: with replicas, the sessions hear the board through the fleet instead. */
+  listens(): Iterable<Downstream> {
+    return this.stateless.listens;
+  }
+
   async close(): Promise<void> {
     this.sessions.close();
+    this.stateless.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -145,6 +161,8 @@ export class GatewayServer {
     }
     const kind = classifyMessage(message);
     if (kind === undefined) return sendError(response, 400, "Invalid Request: expected one JSON-RPC 2.0 message", ErrorCode.InvalidRequest);
+    if ((kind === "request" || kind === "notification") && StatelessHttp.claims(request, message as JsonRpcNotification))
+      return this.stateless.post(request, response, message as JsonRpcRequest | JsonRpcNotification, principal);
     if (kind === "request" && (message as JsonRpcRequest).method === "initialize") return this.initialize(message as JsonRpcRequest, response, principal);
     const session = await this.sessionOf(request, response, principal);
     if (session === undefined) return;

@@ -37,7 +37,13 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
   const replicas = share === undefined ? undefined : new ReplicaSessions(share, settings.sessionIdleMs, settings.maxSessions);
   const server = new GatewayServer(new GatewayHandler(board, settings), settings, replicas);
   await server.listen();
-  const stopEvents = replicas === undefined ? forwardBoardEvents(board, () => server.sessions.all()) : replicas.forward(board);
+  const stopEvents =
+    replicas === undefined
+      ? forwardBoardEvents(board, () => server.downstreams())
+      : both(
+          replicas.forward(board),
+          forwardBoardEvents(board, () => server.listens()),
+        );
   let closed: Promise<void> | undefined;
   return {
     url: server.url,
@@ -48,5 +54,13 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
       stopEvents();
       return (closed ??= server.close());
     },
+  };
+}
+
+/** Stops two forwarders as one. */
+function both(first: () => void, second: () => void): () => void {
+  return () => {
+    first();
+    second();
   };
 }

@@ -27,6 +27,8 @@ export interface ServeBoardOptions {
   serverInfo?: { name: string; version: string } | undefined;
   /** What the gateway tells clients about itself (`instructions` of `initialize`). */
   instructions?: string | undefined;
+  /** False: a board of one server is served under that server's own tool and prompt names (names.ts). Default true. */
+  qualifyNames?: boolean | undefined;
 }
 
 export interface GatewaySettings {
@@ -40,6 +42,7 @@ export interface GatewaySettings {
   sessionIdleMs: number;
   serverInfo: { name: string; version: string };
   instructions: string | undefined;
+  qualifyNames: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -62,6 +65,8 @@ export function gatewaySettings(options: ServeBoardOptions, version: string): Ga
   const host = options.host ?? "127.0.0.1";
   if (typeof host !== "string" || host === "")
     throw new ConfigError(`expected a host name or address, found ${JSON.stringify(host)}`, { field: "gateway.host" });
+  if (options.qualifyNames !== undefined && typeof options.qualifyNames !== "boolean")
+    throw new ConfigError(`expected true or false, found ${JSON.stringify(options.qualifyNames)}`, { field: "gateway.qualifyNames" });
   return {
     port,
     host,
@@ -73,5 +78,6 @@ export function gatewaySettings(options: ServeBoardOptions, version: string): Ga
     sessionIdleMs: positiveInteger(options.sessionIdleMs, "gateway.sessionIdleMs", 30 * 60_000),
     serverInfo: options.serverInfo ?? { name: "mcp-switchboard-gateway", version },
     instructions: options.instructions,
+    qualifyNames: options.qualifyNames ?? true,
   };
 }

@@ -14,6 +14,7 @@ import { forwardBoardEvents } from "./board-events.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 import { GatewayHandler } from "./handler.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { StdioModern } from "./stdio-modern.js";
 import { errorResponse } from "./wire-error.js";
 
 export interface StdioGateway {
@@ -32,16 +33,25 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     clientInfo: undefined,
     logLevel: undefined as LogLevel | undefined,
     inFlight: new Map<JsonRpcId, AbortController>(),
-    push: send,
+    // Nothing unasked for before initialize: a 2026 client gets list changes on its listens only.
+    push: (message) => {
+      if (downstream.protocolVersion !== "") send(message);
+    },
   };
+  const modern = new StdioModern(handler, send);
   const receive = (value: unknown) => {
     const kind = classifyMessage(value);
-    if (kind === "notification") return handler.notify(value as JsonRpcNotification, downstream);
+    if (kind === "notification") {
+      const notification = value as JsonRpcNotification;
+      if (notification.method === "notifications/cancelled" && modern.cancel(notification)) return;
+      return handler.notify(notification, downstream);
+    }
     if (kind === "result" || kind === "error") return; // the gateway sends the client no requests
     if (kind === undefined) return send(errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 message"));
     const request = value as JsonRpcRequest;
-    if (downstream.inFlight.size >= settings.maxInFlightPerSession)
+    if (downstream.inFlight.size + modern.running.size >= settings.maxInFlightPerSession)
       return send(errorResponse(request.id, ErrorCode.ServerError, `Too many requests: ${settings.maxInFlightPerSession} are running`));
+    if (modern.claim(request)) return;
     void handler.handle(request, downstream, send).then(send);
   };
   const decoder = new NdjsonDecoder({
@@ -51,11 +61,15 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
   });
   const onData = (chunk: Buffer) => decoder.push(chunk);
   input.on("data", onData);
-  const stopEvents = forwardBoardEvents(board, () => [downstream]);
+  const stopEvents = forwardBoardEvents(board, function* () {
+    yield downstream;
+    yield* modern.listens.values();
+  });
   const closed = new Promise<void>((resolve) => input.once("end", resolve).once("close", resolve));
   const close = () => {
     stopEvents();
     input.off("data", onData);
+    modern.close();
     for (const controller of downstream.inFlight.values()) controller.abort();
   };
   void closed.then(close);

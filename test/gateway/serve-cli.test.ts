@@ -26,6 +26,13 @@ describe("mcp-switchboard serve", () => {
     expect((await client.callTool("echo__add", { a: 1, b: 2 })).content).toEqual([{ type: "text", text: "3" }]);
   });
 
+  it("--stdio: our own connect() in its default mode gets the 2026-07-28 era", async () => {
+    const config = configFile({ mcpServers: { echo } });
+    const client = track(await connect({ command: process.execPath, args: ["--import", "tsx", cli, "serve", config, "--stdio"] }));
+    expect(client.protocolVersion).toBe("2026-07-28");
+    expect((await client.callTool("echo__add", { a: 2, b: 3 })).content).toEqual([{ type: "text", text: "5" }]);
+  });
+
   it("HTTP with the config's gateway section: keys from the environment, 401 without one, SIGTERM stops it", async () => {
     const config = configFile({ gateway: { port: 0, auth: { keys: { ada: "${ADA_GATEWAY_KEY}" } } }, mcpServers: { echo: { ...echo, shared: true } } });
     const child = spawn(process.execPath, ["--import", "tsx", cli, "serve", config], {

@@ -81,12 +81,3 @@ describe("serveBoard: the board as one Streamable HTTP server", () => {
     expect(after.status).toBe(404);
   });
 });
-
-describe("a client that offers the 2026 era first", () => {
-  it("falls back to 2025-11-25: the gateway answers a stateless probe without a session as a 2025 server does", async () => {
-    const gateway = await serve();
-    const client = track(await connect({ url: gateway.url }));
-    expect(client.protocolVersion).toBe("2025-11-25");
-    expect((await client.callTool("echo__add", { a: 2, b: 2 })).content).toEqual([{ type: "text", text: "4" }]);
-  });
-});

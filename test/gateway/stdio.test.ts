@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { serveStdio } from "../../src/gateway/stdio.js";
 import { gatewaysAfterEach, echo } from "./helpers.js";
 
@@ -30,7 +30,7 @@ async function stdioGateway() {
     }
     throw new Error(`no reply to ${id}`);
   };
-  return { gateway, input, lines, send, reply };
+  return { gateway, input, lines, send, reply, board: b };
 }
 
 describe("serveStdio: one client over newline-delimited JSON", () => {
@@ -64,6 +64,54 @@ describe("serveStdio: one client over newline-delimited JSON", () => {
     expect(await reply(4)).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
     const errors = lines.filter((l) => (l as { id?: unknown }).id === null).map((l) => (l as { error: { code: number } }).error.code);
     expect(errors).toEqual([-32700, -32600, -32700]);
+    gateway.close();
+  });
+});
+
+describe("serveStdio: the 2026-07-28 era, request by request", () => {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+  };
+
+  it("answers server/discover and calls without initialize, with progress, and removed methods are -32601", async () => {
+    const { gateway, lines, send, reply } = await stdioGateway();
+    send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } });
+    expect(await reply(1)).toMatchObject({ result: { resultType: "complete", supportedVersions: ["2026-07-28"], ttlMs: 0 } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo__progress", arguments: { steps: 2, delayMs: 1 }, _meta: { ...meta, progressToken: "p" } },
+    });
+    expect(await reply(2)).toMatchObject({ result: { resultType: "complete", content: [{ type: "text", text: "done" }] } });
+    expect(lines.filter((l) => (l as { method?: string }).method === "notifications/progress")).toHaveLength(2);
+    send({ jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: meta } });
+    expect(await reply(3)).toMatchObject({ error: { code: -32601 } });
+    send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    expect(await reply(4)).toMatchObject({ error: { code: -32602 } });
+    gateway.close();
+  });
+
+  it("a listen gets its acknowledgement and tagged list changes until the client cancels it", async () => {
+    const { gateway, lines, send, board: b } = await stdioGateway();
+    send({ jsonrpc: "2.0", id: "l1", method: "subscriptions/listen", params: { _meta: meta, notifications: { promptsListChanged: true } } });
+    await vi.waitFor(() => expect(lines.some((l) => (l as { method?: string }).method === "notifications/subscriptions/acknowledged")).toBe(true));
+    b.emit("listsChanged", { server: "echo" });
+    await vi.waitFor(() =>
+      expect(lines).toContainEqual({
+        jsonrpc: "2.0",
+        method: "notifications/prompts/list_changed",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "l1" } },
+      }),
+    );
+    send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "l1" } });
+    await new Promise((r) => setTimeout(r, 50));
+    const before = lines.length;
+    b.emit("listsChanged", { server: "echo" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines.length).toBe(before);
     gateway.close();
   });
 });
