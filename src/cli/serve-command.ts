@@ -4,7 +4,7 @@
  * The config's "gateway" section gives the address, limits and auth; the command line's --port and
  * --host win over it. With --stdio, stdout carries protocol messages only: what we say goes to stderr.
  */
-import { serveBoard, type GatewayAuth, type ServeBoardOptions } from "../gateway/index.js";
+import { PASS_THROUGH_CAPABILITIES, serveBoard, type GatewayAuth, type ServeBoardOptions } from "../gateway/index.js";
 import { serveStdio } from "../gateway/stdio.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
@@ -28,7 +28,8 @@ export async function serveCommand(options: ServeCommandOptions, io: Output): Pr
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
   };
-  const board = new Switchboard(config);
+  // Its servers may then ask the downstream client whose call it is (sampling, elicitation, roots).
+  const board = new Switchboard(config, { client: { capabilities: PASS_THROUGH_CAPABILITIES } });
   watchStdoutNoise(board);
   await board.start();
   for (const line of downServers(board)) io.err(line);

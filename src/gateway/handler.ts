@@ -13,13 +13,14 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
+import { handlersFor, type CallStream } from "./client-requests.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import type { GatewaySettings } from "./options.js";
 import { wireError } from "./wire-error.js";
 
 type Params = Record<string, unknown>;
-/** Sends a notification about this request (progress) where its response will go. */
-export type RequestStream = (message: JsonRpcNotification) => void;
+/** Sends a message about this request (progress, a server's request it caused) where its response will go. */
+export type RequestStream = CallStream;
 
 /** Where a fallback is noted in a tool result's `_meta`. */
 export const FALLBACK_META_KEY = "io.mcp-switchboard/fallback";
@@ -56,6 +57,11 @@ export class GatewayHandler {
     }
   }
 
+  /** The client's answer to a server request the gateway passed it (client-requests.ts). */
+  answered(response: JsonRpcResponse, downstream: Downstream): void {
+    downstream.requests?.answered(response);
+  }
+
   /** A notification from the client: cancellation aborts its request; the rest need no answer. */
   notify(message: JsonRpcNotification, downstream: Downstream): void {
     if (message.method === "notifications/cancelled") {
@@ -69,6 +75,7 @@ export class GatewayHandler {
     const requested = params.protocolVersion;
     downstream.protocolVersion = LEGACY_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LEGACY_PROTOCOL_VERSIONS[0];
     downstream.clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+    downstream.capabilities = isObject(params.capabilities) ? params.capabilities : undefined;
     const { serverInfo, instructions } = this.settings;
     return {
       protocolVersion: downstream.protocolVersion,
@@ -88,7 +95,7 @@ export class GatewayHandler {
   ): Promise<Params> | Params {
     switch (method) {
       case "tools/call":
-        return this.callTool(params, downstream.principal, signal, stream);
+        return this.callTool(params, downstream, signal, stream);
       case "tools/list":
         return this.catalog.tools(downstream.principal);
       case "resources/list":
@@ -117,7 +124,7 @@ export class GatewayHandler {
     }
   }
 
-  private async callTool(params: Params, principal: string | undefined, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
+  private async callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
     const name = params.name;
     if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
     const args = isObject(params.arguments) ? params.arguments : undefined;
@@ -125,7 +132,8 @@ export class GatewayHandler {
     let fallback: { from: string; to: string; reason: string } | undefined;
     const result: CallToolResult = await this.board.callTool(name, args, {
       signal,
-      principal,
+      principal: downstream.principal,
+      handlers: handlersFor(downstream, stream),
       onFallback: (from: string, to: string, reason: string) => {
         fallback = { from, to, reason };
       },

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ConfigError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from "../jsonrpc/messages.js";
+import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc/messages.js";
 import { makeAuthenticate, metadataPath, resourceMetadata, type Authenticate } from "./auth.js";
 import type { GatewayHandler } from "./handler.js";
 import { accepts, isJsonContent, openEventStream, readBody, sendError, sendJson, writeEvent } from "./http-io.js";
@@ -149,6 +149,7 @@ export class GatewayServer {
     if (session === undefined) return;
     if (kind !== "request") {
       if (kind === "notification") this.handler.notify(message as JsonRpcNotification, session);
+      else this.handler.answered(message as JsonRpcResponse, session);
       response.writeHead(202).end();
       return;
     }
@@ -174,13 +175,16 @@ export class GatewayServer {
         },
       });
     const meta = message.params?._meta as Record<string, unknown> | undefined;
-    if (meta?.progressToken === undefined) {
-      sendJson(response, 200, await this.handler.handle(message, session));
-      return;
-    }
-    // Progress rides on the request's own event stream, then the response ends it.
-    openEventStream(response);
-    const reply: JsonRpcMessage = await this.handler.handle(message, session, (notification) => writeEvent(response, notification));
+    // Progress, and a server's request the call causes, ride on the request's own event stream, opened
+    // when the first comes (at once for a progress token); then the response ends it. Else: JSON.
+    let streaming = meta?.progressToken !== undefined;
+    if (streaming) openEventStream(response);
+    const reply: JsonRpcMessage = await this.handler.handle(message, session, (sent) => {
+      if (!streaming) openEventStream(response);
+      streaming = true;
+      writeEvent(response, sent);
+    });
+    if (!streaming) return sendJson(response, 200, reply);
     writeEvent(response, reply);
     response.end();
   }

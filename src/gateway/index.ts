@@ -16,6 +16,7 @@ import { gatewaySettings, type ServeBoardOptions } from "./options.js";
 export type { GatewayAuth } from "./auth.js";
 export type { ServeBoardOptions } from "./options.js";
 export { FALLBACK_META_KEY } from "./handler.js";
+export { PASS_THROUGH_CAPABILITIES } from "./client-requests.js";
 
 /** A running gateway, as `serveBoard()` returns it. */
 export interface Gateway {

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/messages.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/messages.js";
+import type { ClientRequests } from "./client-requests.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 
 /** How many messages a session keeps for a client that reconnects its GET stream. */
@@ -17,6 +18,8 @@ export class Session implements Downstream {
   readonly id = randomUUID();
   protocolVersion = "";
   clientInfo: { name?: unknown; version?: unknown } | undefined;
+  capabilities: Record<string, unknown> | undefined;
+  requests: ClientRequests | undefined;
   logLevel: LogLevel | undefined;
   readonly inFlight = new Map<JsonRpcId, AbortController>();
   lastSeen = Date.now();
@@ -26,7 +29,7 @@ export class Session implements Downstream {
 
   constructor(readonly principal: string | undefined) {}
 
-  push(message: JsonRpcNotification): void {
+  push(message: JsonRpcNotification | JsonRpcRequest): void {
     const seq = ++this.sent;
     const frame = `id: ${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
     this.recent.push({ seq, frame });
@@ -47,6 +50,7 @@ export class Session implements Downstream {
 
   close(): void {
     for (const controller of this.inFlight.values()) controller.abort();
+    this.requests?.close();
     this.stream?.end();
     this.stream = undefined;
   }

@@ -7,7 +7,14 @@
 import type { Readable, Writable } from "node:stream";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
-import { classifyMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from "../jsonrpc/messages.js";
+import {
+  classifyMessage,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "../jsonrpc/messages.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { VERSION } from "../util/version.js";
 import { forwardBoardEvents } from "./board-events.js";
@@ -30,6 +37,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     principal: undefined,
     protocolVersion: "",
     clientInfo: undefined,
+    capabilities: undefined,
     logLevel: undefined as LogLevel | undefined,
     inFlight: new Map<JsonRpcId, AbortController>(),
     push: send,
@@ -37,7 +45,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
   const receive = (value: unknown) => {
     const kind = classifyMessage(value);
     if (kind === "notification") return handler.notify(value as JsonRpcNotification, downstream);
-    if (kind === "result" || kind === "error") return; // the gateway sends the client no requests
+    if (kind === "result" || kind === "error") return void downstream.requests?.answered(value as JsonRpcResponse); // to a server's request
     if (kind === undefined) return send(errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 message"));
     const request = value as JsonRpcRequest;
     if (downstream.inFlight.size >= settings.maxInFlightPerSession)
@@ -57,6 +65,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     stopEvents();
     input.off("data", onData);
     for (const controller of downstream.inFlight.values()) controller.abort();
+    downstream.requests?.close();
   };
   void closed.then(close);
   return { closed, close };
