@@ -112,7 +112,7 @@ class JsonPost extends Exchange {
   private eventStream(headers: HttpHeaders): false {
     const { host, id } = this;
     host.session.capture({ headers });
-    // Bound to the context the request was sent in: undici calls us in the socket's (request-context.ts).
+    // Bound to the context the request was sent in: undici calls us in the socket's (src/util/request-context.ts).
     const deliver = this.inContext((value: unknown) => {
       if (host.deliverEvent(value) && answers(value, id)) this.answered = true;
     });

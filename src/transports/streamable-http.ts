@@ -252,7 +252,7 @@ export class StreamableHttpTransport implements Transport {
       oversizeEndsStream: true,
       reopen: (cursor) => this.resume(cursor, requestId!, signal),
       live: () => requestId !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(requestId),
-      // In the context the request was sent in (a JSON POST's resumeReply is called in it): request-context.ts.
+      // In the context the request was sent in (a JSON POST's resumeReply is called in it): src/util/request-context.ts.
       deliver: requestContextBinder()((value: unknown) => {
         if (this.deliver(value) && answers(value, requestId)) answered = true;
       }),

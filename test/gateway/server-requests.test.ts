@@ -92,3 +92,20 @@ describe("server requests through the gateway", () => {
     expect(asked).toEqual(["sampling:over stdio"]);
   });
 });
+
+describe("a server request the wire does not relate to its call", () => {
+  it("with two calls in flight, is refused rather than guessed: neither client is asked", async () => {
+    const gateway = await servedAskingServer();
+    const ada = await downstream(gateway.url, { sampling: {} });
+    const bob = await downstream(gateway.url, { sampling: {} });
+    const results = await Promise.all([
+      ada.sdk.callTool({ name: "up__ask_model_unrelated", arguments: { question: "a" } }),
+      bob.sdk.callTool({ name: "up__ask_model_unrelated", arguments: { question: "b" } }),
+    ]);
+    // The SDK server sends each on its session's GET stream, the same for both: only one in flight is certain.
+    for (const result of results) if ((result as CallToolResult).isError) expect(textOf(result)).toMatch(/-32601/);
+    // Never the other client's question: a guess could send one user's prompt to another.
+    for (const asked of ada.asked) expect(asked).toBe("sampling:a");
+    for (const asked of bob.asked) expect(asked).toBe("sampling:b");
+  });
+});
