@@ -18,7 +18,13 @@ export interface Downstream {
   /** Its name and version, from `initialize`. */
   clientInfo: { name?: unknown; version?: unknown } | undefined;
   /** The capabilities it declared in `initialize` (sampling, elicitation, roots: what may be asked of it). */
-  capabilities: Record<string, unknown> | undefined;
+  capabilities?: Record<string, unknown> | undefined;
+  /** Its session id (2025 era HTTP); undefined for a stdio peer. */
+  readonly id?: string | undefined;
+  /** For the observer and telemetry (session-view.ts): tool calls made, when it opened and last sent a request (ms). */
+  calls?: number | undefined;
+  readonly startedAt?: number | undefined;
+  lastSeen?: number | undefined;
   /** The gateway's requests to it waiting for an answer (client-requests.ts); made for the first. */
   requests?: ClientRequests | undefined;
   /** The least severe log message it asked for (`logging/setLevel`); undefined: none forwarded. */

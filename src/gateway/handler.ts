@@ -17,6 +17,7 @@ import { handlersFor, type CallStream } from "./client-requests.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import type { GatewaySettings } from "./options.js";
 import { wireError } from "./wire-error.js";
+import { inGatewaySession } from "../telemetry/gateway-session.js";
 
 type Params = Record<string, unknown>;
 /** Sends a message about this request (progress, a server's request it caused) where its response will go. */
@@ -129,20 +130,24 @@ export class GatewayHandler {
     if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
+    downstream.calls = (downstream.calls ?? 0) + 1;
     let fallback: { from: string; to: string; reason: string } | undefined;
-    const result: CallToolResult = await this.board.callTool(name, args, {
-      signal,
-      principal: downstream.principal,
-      handlers: handlersFor(downstream, stream),
-      onFallback: (from: string, to: string, reason: string) => {
-        fallback = { from, to, reason };
-      },
-      onProgress:
-        token === undefined || stream === undefined
-          ? undefined
-          : // The upstream token is the gateway's own: the client gets its token back.
-            (p) => stream({ jsonrpc: "2.0", method: "notifications/progress", params: { ...p, progressToken: token } }),
-    });
+    // In the downstream session's telemetry context: the spans upstream name its client (src/telemetry/gateway-session.ts).
+    const result: CallToolResult = await inGatewaySession(downstream, () =>
+      this.board.callTool(name, args, {
+        signal,
+        principal: downstream.principal,
+        handlers: handlersFor(downstream, stream),
+        onFallback: (from: string, to: string, reason: string) => {
+          fallback = { from, to, reason };
+        },
+        onProgress:
+          token === undefined || stream === undefined
+            ? undefined
+            : // The upstream token is the gateway's own: the client gets its token back.
+              (p) => stream({ jsonrpc: "2.0", method: "notifications/progress", params: { ...p, progressToken: token } }),
+      }),
+    );
     if (fallback === undefined) return result;
     return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [FALLBACK_META_KEY]: fallback } };
   }

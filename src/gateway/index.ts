@@ -12,6 +12,7 @@ import { forwardBoardEvents } from "./board-events.js";
 import { GatewayHandler } from "./handler.js";
 import { GatewayServer } from "./http-server.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { showSessions } from "./session-view.js";
 
 export type { GatewayAuth } from "./auth.js";
 export type { ServeBoardOptions } from "./options.js";
@@ -34,6 +35,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
   const server = new GatewayServer(new GatewayHandler(board, settings), settings);
   await server.listen();
   const stopEvents = forwardBoardEvents(board, () => server.sessions.all());
+  const hideSessions = showSessions(board, () => server.sessions.all());
   let closed: Promise<void> | undefined;
   return {
     url: server.url,
@@ -42,6 +44,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
     },
     close: () => {
       stopEvents();
+      hideSessions();
       return (closed ??= server.close());
     },
   };

@@ -22,7 +22,9 @@ export class Session implements Downstream {
   requests: ClientRequests | undefined;
   logLevel: LogLevel | undefined;
   readonly inFlight = new Map<JsonRpcId, AbortController>();
-  lastSeen = Date.now();
+  readonly startedAt = Date.now();
+  lastSeen = this.startedAt;
+  calls = 0;
   stream: ServerResponse | undefined;
   private sent = 0;
   private readonly recent: Array<{ seq: number; frame: string }> = [];

@@ -21,6 +21,7 @@ import { forwardBoardEvents } from "./board-events.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 import { GatewayHandler } from "./handler.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { showSessions } from "./session-view.js";
 import { errorResponse } from "./wire-error.js";
 
 export interface StdioGateway {
@@ -38,6 +39,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     protocolVersion: "",
     clientInfo: undefined,
     capabilities: undefined,
+    startedAt: Date.now(),
     logLevel: undefined as LogLevel | undefined,
     inFlight: new Map<JsonRpcId, AbortController>(),
     push: send,
@@ -48,6 +50,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     if (kind === "result" || kind === "error") return void downstream.requests?.answered(value as JsonRpcResponse); // to a server's request
     if (kind === undefined) return send(errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 message"));
     const request = value as JsonRpcRequest;
+    downstream.lastSeen = Date.now();
     if (downstream.inFlight.size >= settings.maxInFlightPerSession)
       return send(errorResponse(request.id, ErrorCode.ServerError, `Too many requests: ${settings.maxInFlightPerSession} are running`));
     void handler.handle(request, downstream, send).then(send);
@@ -60,9 +63,11 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
   const onData = (chunk: Buffer) => decoder.push(chunk);
   input.on("data", onData);
   const stopEvents = forwardBoardEvents(board, () => [downstream]);
+  const hideSession = showSessions(board, () => [downstream]);
   const closed = new Promise<void>((resolve) => input.once("end", resolve).once("close", resolve));
   const close = () => {
     stopEvents();
+    hideSession();
     input.off("data", onData);
     for (const controller of downstream.inFlight.values()) controller.abort();
     downstream.requests?.close();
