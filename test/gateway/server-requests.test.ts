@@ -9,11 +9,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PASS_THROUGH_CAPABILITIES } from "../../src/gateway/index.js";
 import { createAskingServer } from "../fixtures/asking-server.js";
-import { startStreamableHttpServer, type RunningServer } from "../fixtures/http-servers.js";
+import { startStreamableHttpServer } from "../fixtures/http-servers.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 import { echo, gatewaysAfterEach } from "./helpers.js";
 
 const { serve, track } = gatewaysAfterEach();
-let upstream: RunningServer | undefined;
+let upstream: { url: string; close(): Promise<void> } | undefined;
 afterEach(async () => {
   await upstream?.close();
   upstream = undefined;
@@ -22,8 +23,8 @@ afterEach(async () => {
 const client = { capabilities: PASS_THROUGH_CAPABILITIES };
 
 async function servedAskingServer() {
-  upstream = await startStreamableHttpServer({ stateful: true, createServer: createAskingServer });
-  return serve({ servers: { up: { url: upstream.url } }, client });
+  const asking = (upstream = await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+  return serve({ servers: { up: { url: asking.url } }, client });
 }
 
 /** The SDK client, with the handlers a host gives it: a model, a user, and roots. `asked` records what reached it. */
@@ -83,6 +84,14 @@ describe("server requests through the gateway", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/-32601.*"host-app" did not declare the sampling capability/s);
     expect(asked).toEqual([]);
+  });
+
+  it("a 2026-era server's input requests (inside its results) reach the calling client too", async () => {
+    const modern = (upstream = await startSdkV2Http("reject"));
+    const gateway = await serve({ servers: { modern: { url: modern.url } }, client });
+    const { sdk, asked } = await downstream(gateway.url, { sampling: {}, roots: {} });
+    expect(textOf(await sdk.callTool({ name: "modern__summarize", arguments: { topic: "gateways" } }))).toBe("forty-two | file:///home/ada/project");
+    expect(asked.sort()).toEqual(["roots", "sampling:Summarize gateways"]);
   });
 
   it("a stdio server's request, unrelated on the wire, reaches the one client whose call is in flight", async () => {
