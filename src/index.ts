@@ -10,6 +10,7 @@ export { McpClient, type CallToolOptions, type CachedRequestOptions, type Client
 export { StructuredContentError } from "./client/output-validation.js";
 export { ResultCache, MAX_CACHE_TTL_MS } from "./client/result-cache.js";
 export type { ClientOptions, HandlerContext } from "./client/options.js";
+export type { CallHandlers } from "./client/call-handlers.js";
 export type * from "./client/types.js";
 export {
   listSkills,

@@ -6,6 +6,7 @@ import { loadConfig } from "../switchboard/config.js";
 import { parseQualified } from "../switchboard/namespacing.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import { withConfigFleet } from "../switchboard/board-fleet.js";
+import type { FromConfigOptions } from "../switchboard/board-options.js";
 import { setFleetLoader } from "../switchboard/fleet-seam.js";
 import { Switchboard, type ServerStatus } from "../switchboard/switchboard.js";
 import { stdoutNoiseHint, watchStdoutNoise } from "./stdout-noise.js";
@@ -38,10 +39,10 @@ export async function openBoard(configPath: string | undefined, options: BoardFl
  * The board of a config, a member of the fleet its "fleet" section names (every command joins it: its
  * limits, breaker and credentials hold for the command line too); the board closes that fleet as it stops.
  */
-export async function boardOf(config: SwitchboardConfig): Promise<Switchboard> {
+export async function boardOf(config: SwitchboardConfig, options: FromConfigOptions = {}): Promise<Switchboard> {
   // Imported only for a config with a fleet: the command line loads no Redis client otherwise.
   if (config.fleet !== undefined) setFleetLoader(async (fleet) => (await import("../fleet/index.js")).redisFleet({ url: fleet.redis }, fleet.prefix));
-  return new Switchboard(...(await withConfigFleet(Promise.resolve(config), {})));
+  return new Switchboard(...(await withConfigFleet(Promise.resolve(config), options)));
 }
 
 /** The config a command works on, with the same errors for every command (observe shares them with tools). */

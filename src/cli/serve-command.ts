@@ -4,7 +4,7 @@
  * The config's "gateway" section gives the address, limits and auth; the command line's --port and
  * --host win over it. With --stdio, stdout carries protocol messages only: what we say goes to stderr.
  */
-import { serveBoard, type GatewayAuth, type ServeBoardOptions } from "../gateway/index.js";
+import { PASS_THROUGH_CAPABILITIES, serveBoard, type GatewayAuth, type ServeBoardOptions } from "../gateway/index.js";
 import { serveStdio } from "../gateway/stdio.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
@@ -27,8 +27,9 @@ export async function serveCommand(options: ServeCommandOptions, io: Output): Pr
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
   };
-  // A config with a "fleet" makes the board a member, and the gateway a replica that shares its sessions.
-  const board = await boardOf(config);
+  // A config with a "fleet" makes the board a member, and the gateway a replica that shares its sessions;
+  // its servers may ask the downstream client whose call it is (sampling, elicitation, roots).
+  const board = await boardOf(config, { client: { capabilities: PASS_THROUGH_CAPABILITIES } });
   watchStdoutNoise(board);
   await board.start();
   for (const line of downServers(board)) io.err(line);

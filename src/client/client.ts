@@ -12,6 +12,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
 import { missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
+import { withCallHandlers, type CallHandlers } from "./call-handlers.js";
 import { withPage, type ListFacts } from "./list-facts.js";
 import { ResultCache, type CacheFacts, type CachedMethod } from "./result-cache.js";
 import type {
@@ -34,13 +35,12 @@ import type {
 export interface CallToolOptions extends RequestOptions {
   /** Throw `ToolError` when the tool answers `isError: true` (default: return the result). */
   throwOnError?: boolean | undefined;
-  /**
-   * Check `structuredContent` against the tool's `outputSchema` (default: the `connect()` option,
-   * itself off by default). A mismatch rejects with `StructuredContentError`.
-   */
+  /** Check `structuredContent` against the tool's `outputSchema` (default: `connect()`'s, itself off); a mismatch rejects (StructuredContentError). */
   validateStructuredContent?: boolean | undefined;
   /** Entries for the request's `params._meta` (e.g. an idempotency key the server may deduplicate on). */
   meta?: Record<string, unknown> | undefined;
+  /** This call's own handlers for the server requests it causes, in place of `connect()`'s (call-handlers.ts). */
+  handlers?: CallHandlers | undefined;
 }
 
 /** Options of the list calls and `readResource`. */
@@ -192,7 +192,8 @@ export class McpClient {
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     if (options?.meta !== undefined) params._meta = options.meta;
-    let pending = this.request<CallToolResult>("tools/call", params, options);
+    const send = () => this.request<CallToolResult>("tools/call", params, options);
+    let pending = options?.handlers === undefined ? send() : withCallHandlers(this, options.handlers, send);
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }

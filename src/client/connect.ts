@@ -27,7 +27,7 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
   const urlPolicy = options.urlPolicy instanceof UrlPolicy ? options.urlPolicy : new UrlPolicy(options.urlPolicy ?? {});
   const transport = createTransport(target, { maxMessageBytes: options.maxMessageBytes, urlPolicy });
   let client: McpClient | undefined;
-  const connection = new Connection(transport, {
+  const connection: Connection = new Connection(transport, {
     clientInfo: options.clientInfo as never,
     capabilities: declaredCapabilities(options),
     requestTimeoutMs: options.requestTimeoutMs,
@@ -41,7 +41,11 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
       tasks: options.tasks,
       autoListen: options.autoListen,
     },
-    handleServerRequest: buildServerRequestHandler(options, { current: () => client?.roots }),
+    handleServerRequest: buildServerRequestHandler(options, {
+      current: () => client?.roots,
+      client: () => client,
+      inFlight: (): number => connection.stats().pending,
+    }),
   });
   client = new McpClient(connection, {
     enforceCapabilities: options.enforceCapabilities,

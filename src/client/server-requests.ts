@@ -5,17 +5,25 @@
  */
 import type { Params, Result, ServerRequestHandler } from "../connection/eras/dialect.js";
 import { methodNotFound } from "../connection/inbound.js";
+import { callHandlersFor } from "./call-handlers.js";
 import { withElicitationDefaults } from "./elicitation-defaults.js";
 import type { ClientOptions } from "./options.js";
 import type { Root } from "./types.js";
+import { definedMembers } from "../util/guards.js";
 
-export interface RootsSource {
+/** What the handler reads of its client when a request comes: its roots, and its calls in flight (call-handlers.ts). */
+export interface ClientFacts {
   current(): Root[] | undefined;
+  client(): object | undefined;
+  readonly inFlight: () => number;
 }
 
-export function buildServerRequestHandler(options: ClientOptions, roots: RootsSource): ServerRequestHandler {
+export function buildServerRequestHandler(connectOptions: ClientOptions, roots: ClientFacts): ServerRequestHandler {
   return async (method: string, params: Params, signal: AbortSignal): Promise<Result> => {
     const context = { signal, method };
+    // The call that caused the request may bring its own handlers (call-handlers.ts); they win.
+    const own = callHandlersFor(roots.client(), roots.inFlight);
+    const options = own === undefined ? connectOptions : { ...connectOptions, ...definedMembers(own) };
     switch (method) {
       case "sampling/createMessage":
         if (options.onSampling) return await options.onSampling(params as never, context);

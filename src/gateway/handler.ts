@@ -13,15 +13,17 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
+import { handlersFor, type CallStream } from "./client-requests.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
 import { ResourceSubscriptions } from "./resource-subscriptions.js";
 import type { GatewaySettings } from "./options.js";
 import { wireError } from "./wire-error.js";
+import { inGatewaySession } from "../telemetry/gateway-session.js";
 
 type Params = Record<string, unknown>;
-/** Sends a notification about this request (progress) where its response will go. */
-export type RequestStream = (message: JsonRpcNotification) => void;
+/** Sends a message about this request (progress, a server's request it caused) where its response will go. */
+export type RequestStream = CallStream;
 
 /** Where a fallback is noted in a tool result's `_meta`. */
 export const FALLBACK_META_KEY = "io.mcp-switchboard/fallback";
@@ -62,6 +64,11 @@ export class GatewayHandler {
     }
   }
 
+  /** The client's answer to a server request the gateway passed it (client-requests.ts). */
+  answered(response: JsonRpcResponse, downstream: Downstream): void {
+    downstream.requests?.answered(response);
+  }
+
   /** A notification from the client: cancellation aborts its request; the rest need no answer. */
   notify(message: JsonRpcNotification, downstream: Downstream): void {
     if (message.method === "notifications/cancelled") {
@@ -75,6 +82,7 @@ export class GatewayHandler {
     const requested = params.protocolVersion;
     downstream.protocolVersion = LEGACY_PROTOCOL_VERSIONS.find((v) => v === requested) ?? LEGACY_PROTOCOL_VERSIONS[0];
     downstream.clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+    downstream.capabilities = isObject(params.capabilities) ? params.capabilities : undefined;
     const { serverInfo, instructions } = this.settings;
     return {
       protocolVersion: downstream.protocolVersion,
@@ -94,7 +102,7 @@ export class GatewayHandler {
   ): Promise<Params> | Params {
     switch (method) {
       case "tools/call":
-        return this.callTool(params, downstream.principal, signal, stream);
+        return this.callTool(params, downstream, signal, stream);
       case "tools/list":
         return this.catalog.tools(downstream.principal);
       case "resources/list":
@@ -127,24 +135,29 @@ export class GatewayHandler {
     }
   }
 
-  private async callTool(params: Params, principal: string | undefined, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
+  private async callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
     const name = params.name;
     if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
+    downstream.calls = (downstream.calls ?? 0) + 1;
     let fallback: { from: string; to: string; reason: string } | undefined;
-    const result: CallToolResult = await this.board.callTool(this.names.inward(name), args, {
-      signal,
-      principal,
-      onFallback: (from: string, to: string, reason: string) => {
-        fallback = { from, to, reason };
-      },
-      onProgress:
-        token === undefined || stream === undefined
-          ? undefined
-          : // The upstream token is the gateway's own: the client gets its token back.
-            (p) => stream({ jsonrpc: "2.0", method: "notifications/progress", params: { ...p, progressToken: token } }),
-    });
+    // In the downstream session's telemetry context: the spans upstream name its client (src/telemetry/gateway-session.ts).
+    const result: CallToolResult = await inGatewaySession(downstream, () =>
+      this.board.callTool(this.names.inward(name), args, {
+        signal,
+        principal: downstream.principal,
+        handlers: handlersFor(downstream, stream),
+        onFallback: (from: string, to: string, reason: string) => {
+          fallback = { from, to, reason };
+        },
+        onProgress:
+          token === undefined || stream === undefined
+            ? undefined
+            : // The upstream token is the gateway's own: the client gets its token back.
+              (p) => stream({ jsonrpc: "2.0", method: "notifications/progress", params: { ...p, progressToken: token } }),
+      }),
+    );
     if (fallback === undefined) return result;
     return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [FALLBACK_META_KEY]: fallback } };
   }

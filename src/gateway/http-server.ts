@@ -170,7 +170,7 @@ export class GatewayServer {
       if (kind === "notification") {
         this.handler.notify(message as JsonRpcNotification, session);
         this.sessions.notified(session, message as JsonRpcNotification);
-      }
+      } else this.handler.answered(message as JsonRpcResponse, session);
       response.writeHead(202).end();
       return;
     }
@@ -197,13 +197,16 @@ export class GatewayServer {
         },
       });
     const meta = message.params?._meta as Record<string, unknown> | undefined;
-    if (meta?.progressToken === undefined) {
-      sendJson(response, 200, await this.answer(message, session));
-      return;
-    }
-    // Progress rides on the request's own event stream, then the response ends it.
-    openEventStream(response);
-    const reply: JsonRpcMessage = await this.answer(message, session, (notification) => writeEvent(response, notification));
+    // Progress, and a server's request the call causes, ride on the request's own event stream, opened
+    // when the first comes (at once for a progress token); then the response ends it. Else: JSON.
+    let streaming = meta?.progressToken !== undefined;
+    if (streaming) openEventStream(response);
+    const reply: JsonRpcMessage = await this.answer(message, session, (sent) => {
+      if (!streaming) openEventStream(response);
+      streaming = true;
+      writeEvent(response, sent);
+    });
+    if (!streaming) return sendJson(response, 200, reply);
     writeEvent(response, reply);
     response.end();
   }

@@ -14,10 +14,12 @@ import { GatewayHandler } from "./handler.js";
 import { GatewayServer } from "./http-server.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
 import { ReplicaSessions } from "./replicas.js";
+import { showSessions } from "./session-view.js";
 
 export type { GatewayAuth } from "./auth.js";
 export type { ServeBoardOptions } from "./options.js";
 export { FALLBACK_META_KEY } from "./handler.js";
+export { PASS_THROUGH_CAPABILITIES } from "./client-requests.js";
 
 /** A running gateway, as `serveBoard()` returns it. */
 export interface Gateway {
@@ -44,6 +46,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
           replicas.forward(board),
           forwardBoardEvents(board, () => server.listens()),
         );
+  const hideSessions = showSessions(board, () => server.sessions.all());
   let closed: Promise<void> | undefined;
   return {
     url: server.url,
@@ -52,6 +55,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
     },
     close: () => {
       stopEvents();
+      hideSessions();
       return (closed ??= server.close());
     },
   };

@@ -24,7 +24,7 @@ export class Listen implements Downstream {
   private readonly methods = new Set<string>();
 
   constructor(
-    readonly id: JsonRpcId,
+    readonly subscriptionId: JsonRpcId,
     readonly principal: string | undefined,
     public protocolVersion: string,
     public clientInfo: { name?: unknown; version?: unknown } | undefined,
@@ -44,12 +44,12 @@ export class Listen implements Downstream {
     return {
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
-      params: { notifications: this.honoured, _meta: { [META_SUBSCRIPTION_ID]: this.id } },
+      params: { notifications: this.honoured, _meta: { [META_SUBSCRIPTION_ID]: this.subscriptionId } },
     };
   }
 
   push(message: JsonRpcNotification): void {
     if (!this.methods.has(message.method)) return;
-    this.write({ ...message, params: { ...message.params, _meta: { [META_SUBSCRIPTION_ID]: this.id } } });
+    this.write({ ...message, params: { ...message.params, _meta: { [META_SUBSCRIPTION_ID]: this.subscriptionId } } });
   }
 }

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/messages.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/messages.js";
+import type { ClientRequests } from "./client-requests.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 
 /** How many messages a session keeps for a client that reconnects its GET stream. */
@@ -16,9 +17,13 @@ const KEEPALIVE_MS = 25_000;
 export class Session implements Downstream {
   protocolVersion = "";
   clientInfo: { name?: unknown; version?: unknown } | undefined;
+  capabilities: Record<string, unknown> | undefined;
+  requests: ClientRequests | undefined;
   logLevel: LogLevel | undefined;
   readonly inFlight = new Map<JsonRpcId, AbortController>();
-  lastSeen = Date.now();
+  readonly startedAt = Date.now();
+  lastSeen = this.startedAt;
+  calls = 0;
   stream: ServerResponse | undefined;
   private sent = 0;
   private readonly recent: Array<{ seq: number; frame: string }> = [];
@@ -28,7 +33,7 @@ export class Session implements Downstream {
     readonly id: string = randomUUID(),
   ) {}
 
-  push(message: JsonRpcNotification): void {
+  push(message: JsonRpcNotification | JsonRpcRequest): void {
     const seq = ++this.sent;
     const frame = `id: ${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
     this.recent.push({ seq, frame });
@@ -49,6 +54,7 @@ export class Session implements Downstream {
 
   close(): void {
     for (const controller of this.inFlight.values()) controller.abort();
+    this.requests?.close();
     this.stream?.end();
     this.stream = undefined;
   }

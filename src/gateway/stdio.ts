@@ -7,13 +7,21 @@
 import type { Readable, Writable } from "node:stream";
 import { NdjsonDecoder, encodeNdjson } from "../framing/ndjson.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
-import { classifyMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from "../jsonrpc/messages.js";
+import {
+  classifyMessage,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "../jsonrpc/messages.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { VERSION } from "../util/version.js";
 import { forwardBoardEvents } from "./board-events.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 import { GatewayHandler } from "./handler.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { showSessions } from "./session-view.js";
 import { StdioModern } from "./stdio-modern.js";
 import { errorResponse } from "./wire-error.js";
 
@@ -31,6 +39,8 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     principal: undefined,
     protocolVersion: "",
     clientInfo: undefined,
+    capabilities: undefined,
+    startedAt: Date.now(),
     logLevel: undefined as LogLevel | undefined,
     inFlight: new Map<JsonRpcId, AbortController>(),
     // Nothing unasked for before initialize: a 2026 client gets list changes on its listens only.
@@ -46,9 +56,10 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
       if (notification.method === "notifications/cancelled" && modern.cancel(notification)) return;
       return handler.notify(notification, downstream);
     }
-    if (kind === "result" || kind === "error") return; // the gateway sends the client no requests
+    if (kind === "result" || kind === "error") return void downstream.requests?.answered(value as JsonRpcResponse); // to a server's request
     if (kind === undefined) return send(errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC 2.0 message"));
     const request = value as JsonRpcRequest;
+    downstream.lastSeen = Date.now();
     if (downstream.inFlight.size + modern.running.size >= settings.maxInFlightPerSession)
       return send(errorResponse(request.id, ErrorCode.ServerError, `Too many requests: ${settings.maxInFlightPerSession} are running`));
     if (modern.claim(request)) return;
@@ -65,12 +76,15 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     yield downstream;
     yield* modern.listens.values();
   });
+  const hideSession = showSessions(board, () => [downstream]);
   const closed = new Promise<void>((resolve) => input.once("end", resolve).once("close", resolve));
   const close = () => {
     stopEvents();
+    hideSession();
     input.off("data", onData);
     modern.close();
     for (const controller of downstream.inFlight.values()) controller.abort();
+    downstream.requests?.close();
   };
   void closed.then(close);
   return { closed, close };

@@ -18,6 +18,7 @@ export type { Snapshot, ServerView, CallView, LifecycleView, Session } from "./v
 export type { Series } from "./stats.js";
 export type { RunView } from "./agent-runs.js";
 export type { FleetView, FleetMemberView } from "./fleet-view.js";
+export type { GatewaySessionsView, GatewaySessionView } from "./gateway-sessions.js";
 export { secretsOf } from "./view.js";
 
 // `board.observe()` resolves to an Observer: the board's layer cannot name this layer's types, so they

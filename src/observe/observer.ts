@@ -9,6 +9,7 @@ import type { EventEmitter } from "eventemitter3";
 import type { SwitchboardEvents } from "../switchboard/events.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { AgentRuns } from "./agent-runs.js";
+import { gatewaySessionsOf } from "./gateway-sessions.js";
 import type { FleetWatch } from "./fleet-view.js";
 import { burstNow } from "../util/burst-clock.js";
 import { hostname } from "node:os";
@@ -300,6 +301,7 @@ export class BoardModel implements CallTap {
       lifecycle: [...this.lifecycle],
       runs,
       fleet: this.fleet?.current(),
+      gateway: gatewaySessionsOf(this.board),
     };
   }
 

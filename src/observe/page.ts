@@ -103,8 +103,16 @@ function run(r) {
     h("div", {}, h("strong", {}, r.label), " · ", r.state, " · turn " + r.turns + " · started " + time(r.startedAt), r.error ? " · " + r.error : ""),
     r.messages.map((m) => h("div", { class: "msg " + m.role }, h("div", { class: "role" }, m.role), m.content.map(block))));
 }
+function drawGateway(gateway, at) {
+  $("gateway-section").hidden = !gateway;
+  if (!gateway) return;
+  $("gateway-note").textContent = gateway.total + " held" + (gateway.total > gateway.sessions.length ? " · the " + gateway.sessions.length + " most recently active shown" : "");
+  $("gateway").replaceChildren(...gateway.sessions.map((s) => h("tr", { "data-gateway-session": s.id },
+    h("td", {}, h("code", {}, s.id)), h("td", {}, s.client ?? ""), h("td", {}, s.principal ?? ""), h("td", {}, String(s.calls)), h("td", {}, time(s.startedAt)), h("td", {}, ago(Math.max(0, at - s.lastActiveAt)) + " ago"))));
+}
 function draw(snap) {
   drawFleet(snap.fleet, snap.at);
+  drawGateway(snap.gateway, snap.at);
   $("servers").replaceChildren(h("li", {}, h("strong", {}, "board"), h("span", { class: "muted" }, " · " + snap.servers.length + " servers · updated " + time(snap.at)), h("ul", {}, snap.servers.map(server))));
   $("lifecycle").replaceChildren(...snap.lifecycle.slice().reverse().map((e) => h("tr", {}, h("td", {}, time(e.at)), h("td", {}, e.server), h("td", {}, e.event), h("td", {}, e.detail))));
   $("calls").replaceChildren(...snap.calls.slice(-20).reverse().map((c) => h("tr", {},
@@ -178,6 +186,10 @@ export const page = (snapshot: string): string => `<!doctype html>
 <h2>Fleet <span id="fleet-note" class="muted"></span></h2>
 <div id="fleet-totals"></div>
 <table><thead><tr><th>member</th><th>host</th><th>pid</th><th>uptime</th><th>heartbeat</th><th></th><th>servers</th></tr></thead><tbody id="fleet"></tbody></table>
+</section>
+<section id="gateway-section" hidden>
+<h2>Gateway sessions <span id="gateway-note" class="muted"></span></h2>
+<table><thead><tr><th>session</th><th>client</th><th>principal</th><th>calls</th><th>started</th><th>last active</th></tr></thead><tbody id="gateway"></tbody></table>
 </section>
 <h2>Lifecycle</h2>
 <table><tbody id="lifecycle"></tbody></table>

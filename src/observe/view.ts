@@ -4,6 +4,7 @@
  * texts are cut to their first line (a stdio exit carries the server's stderr on the lines after it) and
  * every string the caller named secret is replaced before a byte leaves.
  */
+import type { GatewaySessionsView } from "./gateway-sessions.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import type { SwitchboardConfig } from "../switchboard/config-types.js";
 import type { Block, TraceMessage } from "../agents/trace.js";
@@ -11,7 +12,7 @@ import type { RunView } from "./agent-runs.js";
 import type { Series } from "./stats.js";
 import type { FleetView } from "./fleet-view.js";
 
-const TEXT_LIMIT = 240;
+export const TEXT_LIMIT = 240;
 const HIDDEN = "(hidden: captureToolContent is off)";
 
 export interface Session {
@@ -81,6 +82,8 @@ export interface Snapshot {
   runs: Array<Omit<RunView, "messages"> & { messages: TraceMessage[] }>;
   /** The board's fleet, every process of it (undefined: the board has no fleet). */
   fleet: FleetView | undefined;
+  /** The sessions of the gateways serving the board (gateway-sessions.ts; undefined: none serves it). */
+  gateway?: GatewaySessionsView | undefined;
 }
 
 /** The session facts a live client offers (board.client(name)), or undefined while the server is not up. */

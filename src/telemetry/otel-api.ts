@@ -15,6 +15,11 @@ export type OtelApi = typeof import("@opentelemetry/api");
 const load = createRequire(import.meta.url);
 let api: OtelApi | undefined;
 
+/** The API if something loaded it already (telemetry is on), without loading it. */
+export function loadedOtelApi(): OtelApi | undefined {
+  return api;
+}
+
 export function otelApi(): OtelApi {
   if (api !== undefined) return api;
   try {

@@ -26,6 +26,7 @@ import {
 import type { SessionAttributeCache } from "./session-attributes.js";
 import type { Signals } from "./signals.js";
 import { claimToolScope, type ToolScope } from "./tool-scope.js";
+import { GATEWAY_SESSION } from "./gateway-session.js";
 
 const RESOURCE_METHODS = new Set(["resources/read", "resources/subscribe", "resources/unsubscribe"]);
 
@@ -72,6 +73,8 @@ export class OutgoingSpan implements MessageObserver {
       spanAttributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = JSON.stringify(params.arguments);
     }
     const parent = api.context.active();
+    const gateway = parent.getValue(GATEWAY_SESSION) as Attributes | undefined; // a gateway's call (gateway-session.ts)
+    if (gateway !== undefined) Object.assign(spanAttributes, gateway);
     this.scope = method === "tools/call" ? claimToolScope(api, parent) : undefined;
     let carried: Context;
     if (this.scope !== undefined) {

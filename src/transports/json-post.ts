@@ -17,6 +17,7 @@ import type { Exchanges } from "./exchanges.js";
 import type { HttpSession } from "./http-session.js";
 import { messageTooLarge } from "./message-limit.js";
 import { answers } from "./deliver.js";
+import { requestContextBinder } from "../util/request-context.js";
 import { EventRead, StreamCursor, type EventSettings } from "./sse-reader.js";
 import { Exchange, ExchangeAbortedError, firstValue, replyHeaders, type HttpHeaders } from "./undici-exchange.js";
 
@@ -79,6 +80,8 @@ class JsonPost extends Exchange {
   /** A 200 event stream's decoder, and whether it delivered the response to `id`. */
   private events: EventRead | undefined;
   private answered = false;
+  /** Made while the request is sent, so in its caller's context. */
+  private readonly inContext = requestContextBinder();
 
   constructor(
     private readonly host: PostHost,
@@ -109,9 +112,10 @@ class JsonPost extends Exchange {
   private eventStream(headers: HttpHeaders): false {
     const { host, id } = this;
     host.session.capture({ headers });
-    const deliver = (value: unknown) => {
+    // Bound to the context the request was sent in: undici calls us in the socket's (src/util/request-context.ts).
+    const deliver = this.inContext((value: unknown) => {
       if (host.deliverEvent(value) && answers(value, id)) this.answered = true;
-    };
+    });
     this.events = new EventRead(host.eventSettings(), new StreamCursor(), true, deliver, () => this.abort(new ExchangeAbortedError("an event over the limit")));
     return false;
   }
@@ -125,7 +129,7 @@ class JsonPost extends Exchange {
       host.exchanges.finish(id);
       return this.resolve();
     }
-    host.resumeReply(events, id, this.resumable, this.answered).then(
+    this.inContext(() => host.resumeReply(events, id, this.resumable, this.answered))().then(
       () => (host.exchanges.finish(id), this.resolve()),
       (error: unknown) => (host.exchanges.finish(id), this.reject(error)),
     );

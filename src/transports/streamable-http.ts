@@ -34,6 +34,7 @@ import { authPerRequest, authorizedRequest, ownCredential } from "./http-auth.js
 import { HttpPools } from "./http-pools.js";
 import { HttpSession } from "./http-session.js";
 import { answers, deliver, deliverJsonBody } from "./deliver.js";
+import { requestContextBinder } from "../util/request-context.js";
 import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
 import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
@@ -251,9 +252,10 @@ export class StreamableHttpTransport implements Transport {
       oversizeEndsStream: true,
       reopen: (cursor) => this.resume(cursor, requestId!, signal),
       live: () => requestId !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(requestId),
-      deliver: (value) => {
+      // In the context the request was sent in (a JSON POST's resumeReply is called in it): src/util/request-context.ts.
+      deliver: requestContextBinder()((value: unknown) => {
         if (this.deliver(value) && answers(value, requestId)) answered = true;
-      },
+      }),
     });
     if (end.kind === "oversize") throw end.error;
     if (end.kind === "done") return;

@@ -33,6 +33,17 @@ describe("mcp-switchboard serve", () => {
     expect((await client.callTool("echo__add", { a: 2, b: 3 })).content).toEqual([{ type: "text", text: "5" }]);
   });
 
+  it("--stdio: a server's sampling request reaches the client (the command declares the capability upstream)", async () => {
+    const config = configFile({ mcpServers: { echo } });
+    const client = track(
+      await connect(
+        { command: process.execPath, args: ["--import", "tsx", cli, "serve", config, "--stdio"] },
+        { protocol: "legacy", onSampling: () => ({ role: "assistant", model: "m", content: { type: "text", text: "from the host's model" } }) },
+      ),
+    );
+    expect((await client.callTool("echo__ask_model", { question: "?" })).content).toEqual([{ type: "text", text: "from the host's model" }]);
+  });
+
   it("HTTP with the config's gateway section: keys from the environment, 401 without one, SIGTERM stops it", async () => {
     const config = configFile({ gateway: { port: 0, auth: { keys: { ada: "${ADA_GATEWAY_KEY}" } } }, mcpServers: { echo: { ...echo, shared: true } } });
     const child = spawn(process.execPath, ["--import", "tsx", cli, "serve", config], {
