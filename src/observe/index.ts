@@ -123,6 +123,7 @@ export async function observe(board: Switchboard, options: ObserveOptions = {}):
     else model.close();
     throw error;
   }
+  board.callTap = model;
   observed.add(board);
   return new Observer(board, model, server, host);
 }
