@@ -97,23 +97,40 @@ describe.skipIf(!redisAvailable)("refresh storm across processes (real Redis, re
       const settings = { url: rotating.url, calls: CALLS, pauseMs: 8, ...CLIENT, redis: redis.url, prefix };
       const workers = Array.from({ length: WORKERS }, () => startWorker(worker, { STORM: JSON.stringify(settings) }));
       await Promise.all(workers.map((w) => w.ready));
+      // The refresh lease names its owner (member id host:pid:random, src/fleet/token-store.ts), and a
+      // killed owner cannot release it: read just after a kill, it says whether the victim died inside
+      // a token update.
+      const { Redis } = await import("ioredis");
+      const raw = new Redis(redis.url);
+      const leaseKey = `${prefix}:auth:${seed.server}:${seed.issuer}:lease`;
       let killed = 0;
+      let diedMidRefresh = 0;
       for (const w of workers.slice(0, WORKERS / 2)) {
         await new Promise((resolve) => setTimeout(resolve, 150));
-        if (w.child.exitCode === null && w.child.kill("SIGKILL")) killed++;
+        if (w.child.exitCode === null && w.child.kill("SIGKILL")) {
+          killed++;
+          if ((await raw.get(leaseKey))?.includes(`:${w.child.pid}:`)) diedMidRefresh++;
+        }
       }
+      raw.disconnect();
       const outcomes = await Promise.all(workers.map((w) => w.done));
       const survivors = outcomes.filter((o) => o !== undefined);
       console.log(
-        `chaos: ${killed} killed, ${survivors.length} finished, longest wait ${Math.max(...survivors.map((o) => o.maxGapMs ?? 0))} ms, ${rotating.stats.refreshes} refreshes`,
+        `chaos: ${killed} killed (${diedMidRefresh} inside a token update), ${survivors.length} finished, longest wait ${Math.max(...survivors.map((o) => o.maxGapMs ?? 0))} ms, ${rotating.stats.refreshes} refreshes`,
       );
       expect(survivors.length).toBeGreaterThanOrEqual(WORKERS / 2);
-      for (const outcome of survivors) {
-        expect(outcome.errors).toEqual([]);
-        expect(outcome.maxGapMs).toBeLessThanOrEqual(LEASE_MS + 1000);
+      for (const outcome of survivors) expect(outcome.maxGapMs).toBeLessThanOrEqual(LEASE_MS + 1000);
+      if (diedMidRefresh === 0) {
+        // Processes killed outside a token update cost the fleet nothing.
+        for (const outcome of survivors) expect(outcome.errors).toEqual([]);
+        expect(rotating.stats.revocations).toBe(0);
+        expect(rotating.stats.invalidGrants).toBe(0);
+      } else {
+        // One killed after the authorization server rotated the refresh token and before storing it lost
+        // that token for everyone (strict rotation has no way back, docs/guide/fleet.md): the others are
+        // told to authorize again, in words that say how, and nothing else fails.
+        for (const outcome of survivors) for (const error of outcome.errors) expect(error).toMatch(/needs authorization.*mcp-switchboard login/);
       }
-      expect(rotating.stats.revocations).toBe(0);
-      expect(rotating.stats.invalidGrants).toBe(0);
     } finally {
       await rotating.close();
     }
