@@ -10,6 +10,7 @@
  * the server gets -32601, the code a client without a handler answers. When the server cancels its
  * request (its timeout, or the call was cancelled), the client is told with `notifications/cancelled`.
  */
+import { META_CLIENT_CAPABILITIES } from "../connection/eras/modern-wire.js";
 import type { CallHandlers } from "../client/call-handlers.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
@@ -85,6 +86,22 @@ const CAPABILITY: Record<string, string> = { "sampling/createMessage": "sampling
 export function handlersFor(downstream: Downstream, stream: CallStream | undefined): CallHandlers {
   const ask = (method: string, params: Params, signal: AbortSignal): Promise<never> => {
     const capability = CAPABILITY[method]!;
+    if (downstream.protocolVersion.startsWith("2026")) {
+      // A 2026 request's client declared its capabilities in the request itself; a request to it goes
+      // back inside an input_required result (MRTR), never as a request of its own on the stream.
+      const declared = isObject(downstream.capabilities?.[capability]);
+      return Promise.reject(
+        declared
+          ? new ProtocolError(
+              `The gateway does not pass ${method} to 2026-07-28 clients yet (input_required results); use a 2025-11-25 session`,
+              ErrorCode.InternalError,
+            )
+          : new ProtocolError(
+              `The request did not declare the ${capability} capability, which this call needs (${method})`,
+              ErrorCode.MissingRequiredClientCapability,
+            ),
+      );
+    }
     if (!isObject(downstream.capabilities?.[capability])) {
       const who = typeof downstream.clientInfo?.name === "string" ? `The client "${downstream.clientInfo.name}"` : "The client";
       const error = new ProtocolError(
@@ -101,4 +118,19 @@ export function handlersFor(downstream: Downstream, stream: CallStream | undefin
     onElicitation: (params, { signal }) => ask("elicitation/create", params as unknown as Params, signal),
     onRoots: ({ signal }) => ask("roots/list", {}, signal),
   };
+}
+
+/**
+ * A 2026 request's client declares its capabilities in each request: a call it makes goes upstream
+ * declaring, of what a server may ask, only what it declared (a 2026 upstream reads them from the
+ * request's `_meta`, and refuses with -32021 what it would need and was not offered).
+ */
+export function modernCapabilities(downstream: Downstream): { meta?: Record<string, unknown> } {
+  if (!downstream.protocolVersion.startsWith("2026")) return {};
+  const declared: Record<string, unknown> = {};
+  for (const capability of Object.values(CAPABILITY)) {
+    const value = downstream.capabilities?.[capability];
+    if (isObject(value)) declared[capability] = value;
+  }
+  return { meta: { [META_CLIENT_CAPABILITIES]: declared } };
 }

@@ -13,7 +13,7 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
-import { handlersFor, type CallStream } from "./client-requests.js";
+import { handlersFor, modernCapabilities, type CallStream } from "./client-requests.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
 import { ResourceSubscriptions } from "./resource-subscriptions.js";
@@ -148,6 +148,7 @@ export class GatewayHandler {
         signal,
         principal: downstream.principal,
         handlers: handlersFor(downstream, stream),
+        ...modernCapabilities(downstream),
         onFallback: (from: string, to: string, reason: string) => {
           fallback = { from, to, reason };
         },

@@ -60,6 +60,7 @@ export function requestDownstream(envelope: Params, principal: string | undefine
     principal,
     protocolVersion: envelope[META_PROTOCOL_VERSION] as string,
     clientInfo: isObject(info) ? info : undefined,
+    capabilities: isObject(envelope[META_CLIENT_CAPABILITIES]) ? envelope[META_CLIENT_CAPABILITIES] : undefined,
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined,
     inFlight: new Map<JsonRpcId, AbortController>(),
     // Nothing reaches a stateless client outside its own response (listens have their own streams).
