@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonRpcNotification, JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ProtocolError, RequestCancelledError } from "../../src/jsonrpc/errors.js";
-import { ClientRequests, handlersFor } from "../../src/gateway/client-requests.js";
+import { ClientRequests, handlersFor, modernCapabilities } from "../../src/gateway/client-requests.js";
 import type { Downstream } from "../../src/gateway/downstream.js";
 
 function fakeDownstream(capabilities: Record<string, unknown> | undefined) {
@@ -85,5 +85,38 @@ describe("handlersFor", () => {
     expect(sent).toMatchObject([{ method: "roots/list" }]);
     downstream.requests!.answered({ jsonrpc: "2.0", id: (sent[0] as JsonRpcRequest).id, result: { roots: [] } });
     await expect(roots).resolves.toEqual({ roots: [] });
+  });
+});
+
+describe("a 2026-07-28 client's calls", () => {
+  const modern = (capabilities: Record<string, unknown> | undefined) => {
+    const { downstream, sent } = fakeDownstream(capabilities);
+    downstream.protocolVersion = "2026-07-28";
+    return { downstream, sent };
+  };
+
+  it("declare upstream, of what a server may ask, only what the request declared", () => {
+    expect(modernCapabilities(modern({ sampling: {}, experimental: { x: {} } }).downstream)).toEqual({
+      meta: { "io.modelcontextprotocol/clientCapabilities": { sampling: {} } },
+    });
+    expect(modernCapabilities(modern(undefined).downstream)).toEqual({ meta: { "io.modelcontextprotocol/clientCapabilities": {} } });
+    // A 2025 session declared its capabilities once, at initialize: nothing per call.
+    expect(modernCapabilities(fakeDownstream({ sampling: {} }).downstream)).toEqual({});
+  });
+
+  it("never get a server's request streamed: -32021 when undeclared, -32603 when declared", async () => {
+    const undeclared = modern({});
+    await expect(
+      handlersFor(undeclared.downstream, undefined).onSampling!({} as never, { signal: new AbortController().signal } as never),
+    ).rejects.toMatchObject({
+      code: -32021,
+    });
+    const declared = modern({ elicitation: {} });
+    const streamed: unknown[] = [];
+    await expect(
+      handlersFor(declared.downstream, (m) => streamed.push(m)).onElicitation!({} as never, { signal: new AbortController().signal } as never),
+    ).rejects.toMatchObject({ code: -32603 });
+    expect(streamed).toEqual([]);
+    expect(declared.sent).toEqual([]);
   });
 });
