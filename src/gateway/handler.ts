@@ -39,7 +39,8 @@ export const GATEWAY_CAPABILITIES = {
 export class GatewayHandler {
   readonly catalog: GatewayCatalog;
   readonly names: GatewayNames;
-  private readonly subscriptions: ResourceSubscriptions;
+  /** Resource subscriptions of every client, 2025 sessions and 2026 listens alike. */
+  readonly subscriptions: ResourceSubscriptions;
 
   constructor(
     readonly board: Switchboard,

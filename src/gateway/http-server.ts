@@ -40,6 +40,7 @@ export class GatewayServer {
   ) {
     this.authenticate = settings.auth === undefined ? undefined : makeAuthenticate(settings.auth);
     this.sessions = sessions ?? new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+    this.sessions.onEvict = (session) => handler.subscriptions.release(session);
     this.stateless = new StatelessHttp(handler);
     this.loopback = isLoopbackHost(settings.host);
     this.server = createServer((request, response) => {

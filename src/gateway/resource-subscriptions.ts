@@ -62,6 +62,18 @@ export class ResourceSubscriptions {
     return {};
   }
 
+  /** Ends every subscription of a client that went away (a closed listen or session). */
+  release(downstream: Downstream): void {
+    for (const [uri, entry] of this.byUri) {
+      if (!entry.clients.delete(downstream) || entry.clients.size > 0) continue;
+      this.byUri.delete(uri);
+      const client = this.board.client(entry.server);
+      // Nobody waits for this answer: a failure leaves only the upstream subscription, whose updates no
+      // client hears.
+      if (client?.serverCapabilities?.resources?.subscribe === true) client.unsubscribeResource(uri).catch(() => undefined);
+    }
+  }
+
   private updated(params: { uri: string; [key: string]: unknown }): void {
     for (const client of this.byUri.get(params.uri)?.clients ?? [])
       client.push({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: params.uri } });

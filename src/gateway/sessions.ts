@@ -72,6 +72,9 @@ export class SessionStore {
     this.sweep.unref();
   }
 
+  /** Called for each session this process lets go of (the gateway ends its resource subscriptions). */
+  onEvict: (session: Session) => void = () => undefined;
+
   get size(): number {
     return this.sessions.size;
   }
@@ -109,6 +112,7 @@ export class SessionStore {
   protected evict(session: Session): void {
     this.sessions.delete(session.id);
     session.close();
+    this.onEvict(session);
   }
 
   all(): IterableIterator<Session> {
@@ -131,7 +135,10 @@ export class SessionStore {
 
   close(): void {
     clearInterval(this.sweep);
-    for (const session of this.sessions.values()) session.close();
+    for (const session of this.sessions.values()) {
+      session.close();
+      this.onEvict(session);
+    }
     this.sessions.clear();
   }
 }

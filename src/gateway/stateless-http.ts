@@ -90,6 +90,7 @@ export class StatelessHttp {
   }
 
   close(): void {
+    for (const listen of this.listens) this.handler.subscriptions.release(listen);
     this.listens.clear();
   }
 
@@ -111,18 +112,25 @@ export class StatelessHttp {
     sendJson(response, statusOf(reply), reply);
   }
 
-  private listen(
+  private async listen(
     message: JsonRpcRequest,
     response: ServerResponse,
     version: string,
     clientInfo: { name?: unknown; version?: unknown } | undefined,
     principal: string | undefined,
-  ): void {
+  ): Promise<void> {
     const id: JsonRpcId = message.id;
     const listen = new Listen(id, principal, version, clientInfo, message.params?.notifications, (notification) => writeEvent(response, notification));
+    const closed = new AbortController();
+    response.once("close", () => {
+      closed.abort();
+      this.listens.delete(listen);
+      this.handler.subscriptions.release(listen);
+    });
     openEventStream(response);
-    writeEvent(response, listen.acknowledgement());
     this.listens.add(listen);
-    response.once("close", () => this.listens.delete(listen));
+    await listen.subscribe(this.handler.subscriptions, closed.signal);
+    if (!closed.signal.aborted) writeEvent(response, listen.acknowledgement());
+    else this.handler.subscriptions.release(listen);
   }
 }

@@ -12,6 +12,9 @@ import type { GatewayHandler } from "./handler.js";
 import { Listen } from "./listens.js";
 import { answerModern, envelopeOf, envelopeProblem, requestDownstream } from "./modern.js";
 
+/** How long a listen may take to subscribe upstream before it is acknowledged without what is left. */
+const LISTEN_SUBSCRIBE_MS = 30_000;
+
 export class StdioModern {
   readonly listens = new Map<JsonRpcId, Listen>();
   /** 2026 requests running, by id: each has its own Downstream. */
@@ -35,7 +38,11 @@ export class StdioModern {
     if (request.method === "subscriptions/listen") {
       const listen = new Listen(request.id, undefined, downstream.protocolVersion, downstream.clientInfo, request.params?.notifications, this.send);
       this.listens.set(request.id, listen);
-      this.send(listen.acknowledgement());
+      void listen.subscribe(this.handler.subscriptions, AbortSignal.timeout(LISTEN_SUBSCRIBE_MS)).then(() => {
+        // Cancelled while it subscribed: nothing to acknowledge, and nothing left subscribed.
+        if (this.listens.get(request.id) === listen) this.send(listen.acknowledgement());
+        else this.handler.subscriptions.release(listen);
+      });
       return true;
     }
     this.running.set(request.id, downstream);
@@ -50,7 +57,12 @@ export class StdioModern {
   cancel(message: JsonRpcNotification): boolean {
     const id = message.params?.requestId as JsonRpcId | undefined;
     if (id === undefined) return false;
-    if (this.listens.delete(id)) return true;
+    const listen = this.listens.get(id);
+    if (listen !== undefined) {
+      this.listens.delete(id);
+      this.handler.subscriptions.release(listen);
+      return true;
+    }
     const downstream = this.running.get(id);
     downstream?.inFlight.get(id)?.abort();
     return downstream !== undefined;
@@ -58,6 +70,7 @@ export class StdioModern {
 
   close(): void {
     for (const [id, downstream] of this.running) downstream.inFlight.get(id)?.abort();
+    for (const listen of this.listens.values()) this.handler.subscriptions.release(listen);
     this.listens.clear();
   }
 }

@@ -83,6 +83,7 @@ export function serveStdio(board: Switchboard, options: ServeBoardOptions, input
     hideSession();
     input.off("data", onData);
     modern.close();
+    handler.subscriptions.release(downstream);
     for (const controller of downstream.inFlight.values()) controller.abort();
     downstream.requests?.close();
   };

@@ -7,6 +7,7 @@ import {
   ToolListChangedNotificationSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { FALLBACK_META_KEY } from "../../src/gateway/index.js";
 import { startStreamableHttpServer } from "../fixtures/http-servers.js";
 import { echo, gatewaysAfterEach } from "./helpers.js";
@@ -63,21 +64,27 @@ describe("what passes through the gateway", () => {
   });
 });
 
+/** An upstream server of one subscribable resource that records its subscribe and unsubscribe requests. */
+async function filesServer() {
+  const calls: string[] = [];
+  const servers: McpServer[] = [];
+  const upstream = await startStreamableHttpServer({
+    stateful: true,
+    createServer: () => {
+      const server = new McpServer({ name: "files", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } });
+      server.registerResource("notes", "test://notes", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "n" }] }));
+      server.server.setRequestHandler(SubscribeRequestSchema, async (request) => (calls.push(`subscribe ${request.params.uri}`), {}));
+      server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => (calls.push(`unsubscribe ${request.params.uri}`), {}));
+      servers.push(server);
+      return server;
+    },
+  });
+  return { calls, upstream, updated: (uri: string) => servers.at(-1)!.server.sendResourceUpdated({ uri }) };
+}
+
 describe("resource subscriptions (2025 era)", () => {
   it("a client's subscription is made upstream once, its updates reach the client, and the last unsubscribe ends it", async () => {
-    const upstreamCalls: string[] = [];
-    const servers: McpServer[] = [];
-    const upstream = await startStreamableHttpServer({
-      stateful: true,
-      createServer: () => {
-        const server = new McpServer({ name: "files", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } });
-        server.registerResource("notes", "test://notes", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "n" }] }));
-        server.server.setRequestHandler(SubscribeRequestSchema, async (request) => (upstreamCalls.push(`subscribe ${request.params.uri}`), {}));
-        server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => (upstreamCalls.push(`unsubscribe ${request.params.uri}`), {}));
-        servers.push(server);
-        return server;
-      },
-    });
+    const { calls: upstreamCalls, upstream, updated } = await filesServer();
     try {
       const gateway = await serve({ servers: { files: { url: upstream.url } } });
       const [first, second] = [await sdkClient(gateway.url), await sdkClient(gateway.url)];
@@ -89,7 +96,7 @@ describe("resource subscriptions (2025 era)", () => {
       // Repeated until seen: the SDK client opens its GET stream in the background after initialize.
       await vi.waitFor(
         async () => {
-          await servers.at(-1)!.server.sendResourceUpdated({ uri: "test://notes" });
+          await updated("test://notes");
           expect(updates).toContain("test://notes");
         },
         { timeout: 3_000, interval: 50 },
@@ -98,6 +105,81 @@ describe("resource subscriptions (2025 era)", () => {
       expect(upstreamCalls).toEqual(["subscribe test://notes"]);
       await second.unsubscribeResource({ uri: "test://notes" });
       expect(upstreamCalls).toEqual(["subscribe test://notes", "unsubscribe test://notes"]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("a session that ends (DELETE) ends its subscriptions upstream", async () => {
+    const { calls, upstream } = await filesServer();
+    try {
+      const gateway = await serve({ servers: { files: { url: upstream.url } } });
+      const client = await sdkClient(gateway.url);
+      await client.subscribeResource({ uri: "test://notes" });
+      await (client.transport as StreamableHTTPClientTransport).terminateSession();
+      await vi.waitFor(() => expect(calls).toEqual(["subscribe test://notes", "unsubscribe test://notes"]), { timeout: 3_000 });
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe("resource subscriptions on a 2026 listen", () => {
+  it("the acknowledgement names the URIs subscribed to, updates carry the listen's id, and closing it unsubscribes", async () => {
+    const { calls, upstream, updated } = await filesServer();
+    try {
+      const gateway = await serve({ servers: { files: { url: upstream.url } } });
+      const controller = new AbortController();
+      const response = await fetch(gateway.url, {
+        method: "POST",
+        signal: controller.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "subscriptions/listen",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+              "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
+            },
+            notifications: { resourceSubscriptions: ["test://notes", "test://nowhere"] },
+          },
+        }),
+      });
+      const reader = response.body!.getReader();
+      const events: Array<{ method: string; params: Record<string, unknown> }> = [];
+      let buffered = "";
+      const next = async () => {
+        while (!buffered.includes("\n\n")) buffered += new TextDecoder().decode((await reader.read()).value);
+        const [event, ...rest] = buffered.split("\n\n");
+        buffered = rest.join("\n\n");
+        const data = event.split("\n").find((line) => line.startsWith("data: "));
+        if (data === undefined) return next();
+        events.push(JSON.parse(data.slice(6)));
+        return events.at(-1)!;
+      };
+      // The unknown URI is left out of what the listen will get; the other is subscribed upstream once.
+      expect(await next()).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { resourceSubscriptions: ["test://notes"] }, _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
+      });
+      expect(calls).toEqual(["subscribe test://notes"]);
+      await updated("test://notes");
+      expect(await next()).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: "test://notes", _meta: { "io.modelcontextprotocol/subscriptionId": 7 } },
+      });
+      controller.abort();
+      await vi.waitFor(() => expect(calls).toEqual(["subscribe test://notes", "unsubscribe test://notes"]), { timeout: 3_000 });
     } finally {
       await upstream.close();
     }
