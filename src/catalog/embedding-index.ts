@@ -83,7 +83,7 @@ export class EmbeddingIndex {
   }
 }
 
-function cosine(a: Float64Array, b: Float64Array): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let normA = 0;
   let normB = 0;
