@@ -13,7 +13,9 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
+import type { CallHandlers } from "../client/call-handlers.js";
 import { handlersFor, modernCapabilities, type CallStream } from "./client-requests.js";
+import { InputRounds } from "./input-required.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
 import { ResourceSubscriptions } from "./resource-subscriptions.js";
@@ -39,6 +41,8 @@ export const GATEWAY_CAPABILITIES = {
 export class GatewayHandler {
   readonly catalog: GatewayCatalog;
   readonly names: GatewayNames;
+  /** 2026 clients' calls waiting on their input (MRTR). */
+  readonly inputRounds = new InputRounds();
   private readonly subscriptions: ResourceSubscriptions;
 
   constructor(
@@ -135,9 +139,22 @@ export class GatewayHandler {
     }
   }
 
-  private async callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
-    const name = params.name;
-    if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
+  private callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
+    if (typeof params.name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
+    // A 2026 client is asked inside input_required results (input-required.ts), a 2025 one on the call's stream.
+    if (downstream.protocolVersion.startsWith("2026"))
+      return this.inputRounds.callTool(params, downstream, signal, (handlers, callSignal) => this.runTool(params, downstream, callSignal, stream, handlers));
+    return this.runTool(params, downstream, signal, stream, handlersFor(downstream, stream));
+  }
+
+  private async runTool(
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    stream: RequestStream | undefined,
+    handlers: CallHandlers,
+  ): Promise<Params> {
+    const name = params.name as string;
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
     downstream.calls = (downstream.calls ?? 0) + 1;
@@ -147,7 +164,7 @@ export class GatewayHandler {
       this.board.callTool(this.names.inward(name), args, {
         signal,
         principal: downstream.principal,
-        handlers: handlersFor(downstream, stream),
+        handlers,
         ...modernCapabilities(downstream),
         onFallback: (from: string, to: string, reason: string) => {
           fallback = { from, to, reason };

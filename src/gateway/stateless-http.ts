@@ -91,6 +91,7 @@ export class StatelessHttp {
 
   close(): void {
     this.listens.clear();
+    this.handler.inputRounds.close();
   }
 
   /** The headers disagree with the body: -32020 (HeaderMismatch). */

@@ -59,5 +59,6 @@ export class StdioModern {
   close(): void {
     for (const [id, downstream] of this.running) downstream.inFlight.get(id)?.abort();
     this.listens.clear();
+    this.handler.inputRounds.close();
   }
 }
