@@ -114,7 +114,7 @@ export class GatewayHandler {
       case "resources/templates/list":
         return this.catalog.templates();
       case "resources/read":
-        return this.catalog.read(params, signal);
+        return this.asking(`resources/read ${String(params.uri)}`, params, downstream, signal, stream, (handlers, s) => this.catalog.read(params, s, handlers));
       case "resources/subscribe":
         return this.subscriptions.subscribe(params, downstream, signal);
       case "resources/unsubscribe":
@@ -122,7 +122,7 @@ export class GatewayHandler {
       case "prompts/list":
         return this.catalog.prompts();
       case "prompts/get":
-        return this.catalog.prompt(params, signal);
+        return this.asking(`prompts/get ${String(params.name)}`, params, downstream, signal, stream, (handlers, s) => this.catalog.prompt(params, s, handlers));
       case "completion/complete":
         return this.catalog.complete(params, signal);
       case "ping":
@@ -141,10 +141,23 @@ export class GatewayHandler {
 
   private callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
     if (typeof params.name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
-    // A 2026 client is asked inside input_required results (input-required.ts), a 2025 one on the call's stream.
-    if (downstream.protocolVersion.startsWith("2026"))
-      return this.inputRounds.callTool(params, downstream, signal, (handlers, callSignal) => this.runTool(params, downstream, callSignal, stream, handlers));
-    return this.runTool(params, downstream, signal, stream, handlersFor(downstream, stream));
+    return this.asking(`tools/call ${params.name}`, params, downstream, signal, stream, (handlers, s) => this.runTool(params, downstream, s, stream, handlers));
+  }
+
+  /**
+   * Runs a board call that may cause server requests, with the handlers that reach its client: a 2026
+   * client is asked inside input_required results (input-required.ts), a 2025 one on the call's stream.
+   */
+  private asking(
+    what: string,
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    stream: RequestStream | undefined,
+    run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
+  ): Promise<Params> {
+    if (downstream.protocolVersion.startsWith("2026")) return this.inputRounds.call(what, params, downstream, signal, run);
+    return run(handlersFor(downstream, stream), signal);
   }
 
   private async runTool(

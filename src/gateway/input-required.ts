@@ -1,6 +1,6 @@
 /**
- * MRTR pass-through for 2026-07-28 clients: a tool call that causes an upstream server request gets
- * an `input_required` result, and the client's retry (`inputResponses`, `requestState`) carries the
+ * MRTR pass-through for 2026-07-28 clients: a tools/call, resources/read or prompts/get that causes
+ * an upstream server request gets an `input_required` result, and the client's retry (`inputResponses`, `requestState`) carries the
  * answers upstream and waits for the result, or the next round.
  *
  * The state stays here, not in the client's hands: an upstream request from a 2025 server is a live
@@ -45,10 +45,12 @@ export class InputRounds {
   constructor(private readonly ttlMs = INPUT_ROUND_TTL_MS) {}
 
   /**
-   * A 2026 client's tools/call: a new call (`run` starts it on the board with the handlers given), or,
-   * with `requestState`, the next round of one waiting on it.
+   * A 2026 client's request `what` (its method and the tool, prompt or URI it names): a new call (`run`
+   * starts it on the board with the handlers given), or, with `requestState`, the next round of one
+   * waiting on it.
    */
-  async callTool(
+  async call(
+    what: string,
     params: Params,
     downstream: Downstream,
     signal: AbortSignal,
@@ -58,13 +60,13 @@ export class InputRounds {
     let call: SuspendedCall;
     if (state === undefined) {
       const declared = (capability: string) => isObject(downstream.capabilities?.[capability]);
-      call = new SuspendedCall(String(params.name), declared, run);
+      call = new SuspendedCall(what, declared, run);
     } else {
-      call = this.take(state, downstream.principal, params.name);
+      call = this.take(state, downstream.principal, what);
       call.answer(params.inputResponses);
     }
     // The client closing its request cancels the call, as it would a call without rounds.
-    const cancel = () => call.abandon(new RequestCancelledError(`tools/call ${call.tool} was cancelled by the client`));
+    const cancel = () => call.abandon(new RequestCancelledError(`${call.what} was cancelled by the client`));
     signal.addEventListener("abort", cancel, { once: true });
     let round: Round;
     try {
@@ -106,11 +108,11 @@ export class InputRounds {
     return id;
   }
 
-  private take(state: unknown, principal: string | undefined, tool: unknown): SuspendedCall {
+  private take(state: unknown, principal: string | undefined, what: string): SuspendedCall {
     const waiting = typeof state === "string" ? this.waiting.get(state) : undefined;
     if (waiting === undefined || waiting.principal !== principal) throw stale();
-    if (tool !== waiting.call.tool)
-      throw new ProtocolError(`Invalid params: requestState belongs to a call of ${waiting.call.tool}, not ${String(tool)}`, ErrorCode.InvalidParams);
+    if (what !== waiting.call.what)
+      throw new ProtocolError(`Invalid params: requestState belongs to ${waiting.call.what}, not ${what}`, ErrorCode.InvalidParams);
     this.forget(state as string);
     return waiting.call;
   }

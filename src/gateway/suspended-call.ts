@@ -1,5 +1,5 @@
 /**
- * One 2026 client's tool call that waits on it for input (MRTR, the 2026-07-28 era): the board call
+ * One 2026 client's call (tools/call, resources/read, prompts/get) that waits on it for input (MRTR, the 2026-07-28 era): the board call
  * runs on, and each sampling, elicitation or roots request an upstream server makes while it runs
  * (a JSON-RPC request from a 2025 server, an `input_required` entry from a 2026 one: the board hands
  * both to the call's handlers) waits here until the client's next round answers it.
@@ -43,7 +43,8 @@ export class SuspendedCall {
    * request it did not declare fails upstream with -32021, as a 2026 server refuses it.
    */
   constructor(
-    readonly tool: string,
+    /** The method and what it names (`tools/call deploy`): a retry must name the same. */
+    readonly what: string,
     declared: (capability: string) => boolean,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ) {
@@ -99,7 +100,7 @@ export class SuspendedCall {
         for (const [, asked] of fresh) asked.sent = true;
         return { inputRequests: Object.fromEntries(fresh.map(([key, { method, params }]) => [key, { method, params }])) };
       }
-      if (signal.aborted) throw new RequestCancelledError(`tools/call ${this.tool} was cancelled by the client`);
+      if (signal.aborted) throw new RequestCancelledError(`${this.what} was cancelled by the client`);
       await new Promise<void>((resolve) => {
         const stop = () => this.wake?.();
         signal.addEventListener("abort", stop, { once: true });

@@ -89,6 +89,15 @@ describe("MRTR through the gateway: a 2026 client answers a server's requests in
     expect(asked).toEqual(["sampling:plan?", 'elicitation:Keep "forty-two"?']);
   });
 
+  it("a resources/read and a prompts/get that ask are answered in rounds too", async () => {
+    const gateway = await servedAskingServer();
+    const { client: modern, asked } = await modernClient(gateway.url);
+    await modern.listResources();
+    expect((await modern.readResource("asking://model-answer")).contents).toEqual([{ uri: "asking://model-answer", text: "forty-two" }]);
+    expect((await modern.getPrompt("up__greeting")).messages).toEqual([{ role: "user", content: { type: "text", text: "Hello, Ada" } }]);
+    expect(asked).toEqual(["sampling:for a resource", "elicitation:who is it for?"]);
+  });
+
   it("a 2026 server's input requests (inside its results) reach the 2026 client the same way", async () => {
     const modernUpstream = (upstream = await startSdkV2Http("reject"));
     const gateway = await serve({ servers: { modern: { url: modernUpstream.url } }, client });

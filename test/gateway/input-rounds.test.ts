@@ -31,25 +31,33 @@ describe("InputRounds", () => {
   it("a call whose client never comes back is cancelled upstream after the TTL, and its state is forgotten", async () => {
     const rounds = new InputRounds(50);
     const seen: string[] = [];
-    const first = await rounds.callTool({ name: "t" }, downstream("ada"), new AbortController().signal, askingCall(seen));
+    const first = await rounds.call("tools/call t", { name: "t" }, downstream("ada"), new AbortController().signal, askingCall(seen));
     expect(first).toMatchObject({ resultType: "input_required", inputRequests: { "roots-1": { method: "roots/list" } } });
     expect(rounds.size).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(rounds.size).toBe(0);
     expect(seen).toEqual([expect.stringMatching(/^roots failed/), "call aborted"]);
     await expect(
-      rounds.callTool({ name: "t", requestState: first.requestState, inputResponses: {} }, downstream("ada"), new AbortController().signal, askingCall([])),
+      rounds.call(
+        "tools/call t",
+        { name: "t", requestState: first.requestState, inputResponses: {} },
+        downstream("ada"),
+        new AbortController().signal,
+        askingCall([]),
+      ),
     ).rejects.toMatchObject({ code: -32602 });
   });
 
   it(`a principal may keep at most ${MAX_SUSPENDED_PER_PRINCIPAL} calls waiting; another principal is not held back`, async () => {
     const rounds = new InputRounds();
     const signal = new AbortController().signal;
-    for (let i = 0; i < MAX_SUSPENDED_PER_PRINCIPAL; i++) await rounds.callTool({ name: "t" }, downstream("ada"), signal, askingCall([]));
+    for (let i = 0; i < MAX_SUSPENDED_PER_PRINCIPAL; i++) await rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, askingCall([]));
     const seen: string[] = [];
-    await expect(rounds.callTool({ name: "t" }, downstream("ada"), signal, askingCall(seen))).rejects.toMatchObject({ message: /Too many calls/ });
+    await expect(rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, askingCall(seen))).rejects.toMatchObject({ message: /Too many calls/ });
     expect(seen).toContain("call aborted");
-    await expect(rounds.callTool({ name: "t" }, downstream("bob"), signal, askingCall([]))).resolves.toMatchObject({ resultType: "input_required" });
+    await expect(rounds.call("tools/call t", { name: "t" }, downstream("bob"), signal, askingCall([]))).resolves.toMatchObject({
+      resultType: "input_required",
+    });
     rounds.close();
     expect(rounds.size).toBe(0);
   });

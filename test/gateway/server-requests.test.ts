@@ -71,6 +71,17 @@ describe("server requests through the gateway", () => {
     expect(asked).toEqual(["sampling:resumable?", "elicitation:name?"]);
   });
 
+  it("a resources/read or prompts/get that asks reaches the client whose read or get it is", async () => {
+    const gateway = await servedAskingServer();
+    const { sdk, asked } = await downstream(gateway.url, { sampling: {}, elicitation: { form: {} } });
+    await sdk.listResources();
+    const read = await sdk.readResource({ uri: "asking://model-answer" });
+    expect(read.contents).toEqual([{ uri: "asking://model-answer", text: "forty-two" }]);
+    const prompt = await sdk.getPrompt({ name: "up__greeting" });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "Hello, Ada" } }]);
+    expect(asked).toEqual(["sampling:for a resource", "elicitation:who is it for?"]);
+  });
+
   it("each request reaches the client whose call caused it, with two clients calling at once", async () => {
     const gateway = await servedAskingServer();
     const ada = await downstream(gateway.url, { sampling: {} });
