@@ -6,10 +6,12 @@
  *
  * A round ends with the call's result when it finished, or with an `input_required` result naming the
  * requests asked since the last round. Requests asked in the same turn go out together (the board asks
- * a 2026 server's entries all at once). The keys are the gateway's own, so the client's answers are
- * matched to the exact request they answer.
+ * a 2026 server's entries all at once). A 2026 server's request keeps its key; a 2025 server's gets
+ * one of the gateway's (`sampling-1`), and no two requests waiting share one, so each answer is
+ * matched to the request it answers.
  */
 import type { CallHandlers } from "../client/call-handlers.js";
+import type { HandlerContext } from "../client/options.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
@@ -48,7 +50,7 @@ export class SuspendedCall {
     declared: (capability: string) => boolean,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ) {
-    const ask = (method: string, params: Params, signal: AbortSignal): Promise<never> => {
+    const ask = (method: string, params: Params, { signal, inputKey }: HandlerContext): Promise<never> => {
       const capability = KIND[method]!;
       if (!declared(capability))
         return Promise.reject(
@@ -58,12 +60,12 @@ export class SuspendedCall {
             { requiredCapabilities: { [capability]: {} } },
           ),
         );
-      return this.ask(method, params, signal) as Promise<never>;
+      return this.ask(method, params, signal, inputKey) as Promise<never>;
     };
     const handlers: CallHandlers = {
-      onSampling: (params, { signal }) => ask("sampling/createMessage", params as unknown as Params, signal),
-      onElicitation: (params, { signal }) => ask("elicitation/create", params as unknown as Params, signal),
-      onRoots: ({ signal }) => ask("roots/list", {}, signal),
+      onSampling: (params, context) => ask("sampling/createMessage", params as unknown as Params, context),
+      onElicitation: (params, context) => ask("elicitation/create", params as unknown as Params, context),
+      onRoots: (context) => ask("roots/list", {}, context),
     };
     run(handlers, this.controller.signal).then(
       (result) => this.settle({ result }),
@@ -122,9 +124,11 @@ export class SuspendedCall {
     this.asked.clear();
   }
 
-  private ask(method: string, params: Params, signal: AbortSignal): Promise<Params> {
+  /** `upstreamKey`: a 2026 server's own key for it, kept when free (the client sees what the server named). */
+  private ask(method: string, params: Params, signal: AbortSignal, upstreamKey: string | undefined): Promise<Params> {
     return new Promise<Params>((resolve, reject) => {
-      const key = `${KIND[method]}-${++this.next}`;
+      let key = upstreamKey ?? `${KIND[method]}-${++this.next}`;
+      while (this.asked.has(key)) key = `${KIND[method]}-${++this.next}`;
       const onAbort = () => {
         this.asked.delete(key);
         reject(new RequestCancelledError(`${method} was cancelled by the server`));

@@ -106,6 +106,22 @@ describe("MRTR through the gateway: a 2026 client answers a server's requests in
     expect(asked.sort()).toEqual(["roots", "sampling:Summarize gateways"]);
   });
 
+  it("a 2026 server's own keys reach the client, both in one round, and the answers go back under them", async () => {
+    const modernUpstream = (upstream = await startSdkV2Http("reject"));
+    const gateway = await serve({ servers: { modern: { url: modernUpstream.url } }, client });
+    const { first, retry } = await firstRound(gateway.url, "modern__summarize", { topic: "keys" });
+    const requests = first.result!.inputRequests as Record<string, { method: string }>;
+    expect(Object.fromEntries(Object.entries(requests).map(([key, { method }]) => [key, method]))).toEqual({
+      summary: "sampling/createMessage",
+      roots: "roots/list",
+    });
+    const done = await retry(2, {
+      requestState: first.result!.requestState,
+      inputResponses: { summary: { role: "assistant", model: "m", content: { type: "text", text: "short" } }, roots: { roots: [{ uri: "file:///k" }] } },
+    });
+    expect(done.result).toMatchObject({ content: [{ text: "short | file:///k" }] });
+  });
+
   it("a client that did not declare the capability is never asked: the server gets -32021", async () => {
     const gateway = await servedAskingServer();
     const { client: modern, asked } = await modernClient(gateway.url, { onSampling: undefined });
