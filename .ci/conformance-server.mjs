@@ -8,8 +8,9 @@
 //
 // Runs: runner 0.1.16 once (its active suite); runner 0.2.0-alpha.12 once per revision in
 // CONFORMANCE_SERVER_REVISIONS (default 2025-11-25 and 2026-07-28, its active suite at that revision),
-// plus the 2026-07-28 scenarios named in CONFORMANCE_SERVER_EXTRA (default server-stateless and caching,
-// which the runner keeps out of its active suite). Logs: .scratch/conformance-server/.
+// plus the 2026-07-28 scenarios named in CONFORMANCE_SERVER_EXTRA (default server-stateless, caching and
+// the input-required-result-* (MRTR) ones, which the runner keeps out of its active suite).
+// Logs: .scratch/conformance-server/.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -22,7 +23,25 @@ const runnerDir = join(root, ".ci/conformance-runner");
 const node22 = join(runnerDir, "node_modules/node/bin/node");
 const logRoot = join(root, ".scratch/conformance-server");
 const revisions = (process.env.CONFORMANCE_SERVER_REVISIONS ?? "2025-11-25,2026-07-28").split(",").filter(Boolean);
-const extra = (process.env.CONFORMANCE_SERVER_EXTRA ?? "server-stateless,caching").split(",").filter(Boolean);
+// The MRTR scenarios: through the gateway, the reference server's input requests reach the runner in
+// the gateway's own input_required rounds (src/gateway/input-required.ts).
+const MRTR = [
+  "basic-elicitation",
+  "basic-list-roots",
+  "basic-sampling",
+  "capability-check",
+  "ignore-extra-params",
+  "missing-input-response",
+  "multi-round",
+  "multiple-input-requests",
+  "non-tool-request",
+  "request-state",
+  "result-type",
+  "tampered-state",
+  "unsupported-methods",
+  "validate-input",
+].map((name) => `input-required-result-${name}`);
+const extra = (process.env.CONFORMANCE_SERVER_EXTRA ?? ["server-stateless", "caching", ...MRTR].join(",")).split(",").filter(Boolean);
 // server-stateless's test_streaming_elicitation check is answered by the reference server as
 // newline-delimited JSON under application/json, which the board's transport reads message by message
 // (src/transports/deliver.ts). Two of its SHOULD checks are warnings through the gateway: they need the
