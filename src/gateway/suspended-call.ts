@@ -112,8 +112,9 @@ export class SuspendedCall {
           resolve();
         };
       });
-      // Requests asked in the same turn (a 2026 server's several entries) go out in one round.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // Requests asked in the same turn (a 2026 server's several entries) go out in one round. A call
+      // that just finished needs no wait: most 2026 calls never ask.
+      if (this.outcome === undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
