@@ -8,8 +8,9 @@
 //
 // Runs: runner 0.1.16 once (its active suite); runner 0.2.0-alpha.12 once per revision in
 // CONFORMANCE_SERVER_REVISIONS (default 2025-11-25 and 2026-07-28, its active suite at that revision),
-// plus the 2026-07-28 scenarios named in CONFORMANCE_SERVER_EXTRA (default server-stateless and caching,
-// which the runner keeps out of its active suite). Logs: .scratch/conformance-server/.
+// plus the 2026-07-28 scenarios named in CONFORMANCE_SERVER_EXTRA (default server-stateless, caching and
+// the input-required-result-* (MRTR) ones, which the runner keeps out of its active suite).
+// Logs: .scratch/conformance-server/.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -22,26 +23,43 @@ const runnerDir = join(root, ".ci/conformance-runner");
 const node22 = join(runnerDir, "node_modules/node/bin/node");
 const logRoot = join(root, ".scratch/conformance-server");
 const revisions = (process.env.CONFORMANCE_SERVER_REVISIONS ?? "2025-11-25,2026-07-28").split(",").filter(Boolean);
-const extra = (process.env.CONFORMANCE_SERVER_EXTRA ?? "server-stateless,caching").split(",").filter(Boolean);
-// Scenarios that need a server's sampling and elicitation requests to reach the client through the gateway.
-// The pass-through is built (test/gateway/server-requests.test.ts passes with the SDK's McpServer
-// upstream), but this reference server's requests (it runs with an event store) reach the board's client
-// outside the call's request context and are refused with -32601 (src/client/call-handlers.ts). Printed
-// as PENDING, not failed, until that is found; then delete this list so they count again.
-const pending = new Map(
-  ["tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults", "elicitation-sep1330-enums"].map((name) => [
-    name,
-    "sampling/elicitation pass-through",
-  ]),
-);
-// server-stateless has one such check (test_streaming_elicitation); the rest of the scenario must pass.
-// (Two of its SHOULD checks are warnings through the gateway: they need the reference server's list
-// changes to reach the gateway on its listen stream, which it writes as newline-delimited JSON under
-// application/json rather than as server-sent events.)
-const pendingChecks = new Map([["server-stateless", 1]]);
+// The MRTR scenarios: through the gateway, the reference server's input requests reach the runner in
+// the gateway's own input_required rounds (src/gateway/input-required.ts).
+const MRTR = [
+  "basic-elicitation",
+  "basic-list-roots",
+  "basic-sampling",
+  "capability-check",
+  "ignore-extra-params",
+  "missing-input-response",
+  "multi-round",
+  "multiple-input-requests",
+  "non-tool-request",
+  "request-state",
+  "result-type",
+  "tampered-state",
+  "unsupported-methods",
+  "validate-input",
+].map((name) => `input-required-result-${name}`);
+const extra = (process.env.CONFORMANCE_SERVER_EXTRA ?? ["server-stateless", "caching", ...MRTR].join(",")).split(",").filter(Boolean);
+// server-stateless's test_streaming_elicitation check is answered by the reference server as
+// newline-delimited JSON under application/json, which the board's transport reads message by message
+// (src/transports/deliver.ts). Two of its SHOULD checks are warnings through the gateway: they need the
+// reference server's list changes to reach the gateway on its listen stream, written the same way.
+// A run at a 2025 revision goes through a gateway whose board speaks the 2025 era to the reference server
+// (`protocol: "legacy"`), a 2026 run through one that negotiates (it gets the 2026 era). The reference
+// server serves both eras, but its 2026 path runs test_sampling and the elicitation tools on an in-memory
+// client of its own with no handlers (they answer -32601 before the board is asked): a board that speaks
+// 2026 to it cannot pass those 2025 scenarios through, however the gateway forwards server requests.
+const legacy = (revision) => !revision.startsWith("2026");
 const runs = [
-  { label: "0.1.16", entry: "conformance-0.1", args: [] },
-  ...revisions.map((revision) => ({ label: `0.2.0-alpha.12 @ ${revision}`, entry: "conformance-0.2", args: ["--spec-version", revision] })),
+  { label: "0.1.16", entry: "conformance-0.1", args: [], legacy: true },
+  ...revisions.map((revision) => ({
+    label: `0.2.0-alpha.12 @ ${revision}`,
+    entry: "conformance-0.2",
+    args: ["--spec-version", revision],
+    legacy: legacy(revision),
+  })),
   ...extra.map((scenario) => ({
     label: `0.2.0-alpha.12 @ 2026-07-28, ${scenario}`,
     entry: "conformance-0.2",
@@ -130,24 +148,28 @@ try {
       /Test Server running/,
     ),
   );
-  const config = join(scratch, "mcp.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { everything: { url: `http://localhost:${upstreamPort}/mcp` } }, gateway: { qualifyNames: false } }));
-  const gatewayPort = await freePort();
-  children.push(
-    await start(
-      "the gateway",
-      process.execPath,
-      ["--import", "tsx", join(root, "src/cli/main.ts"), "serve", config, "--port", String(gatewayPort)],
-      {},
-      /Serving 1 server/,
-    ),
-  );
+  const gatewayPorts = {};
+  for (const era of ["legacy", "auto"]) {
+    const config = join(scratch, `mcp.${era}.json`);
+    const server = { url: `http://localhost:${upstreamPort}/mcp`, ...(era === "legacy" ? { protocol: "legacy" } : {}) };
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: server }, gateway: { qualifyNames: false } }));
+    gatewayPorts[era] = await freePort();
+    children.push(
+      await start(
+        `the gateway (${era})`,
+        process.execPath,
+        ["--import", "tsx", join(root, "src/cli/main.ts"), "serve", config, "--port", String(gatewayPorts[era])],
+        {},
+        /Serving 1 server/,
+      ),
+    );
+  }
   const direct = { passed: 0, all: 0 };
   const through = { passed: 0, all: 0 };
   mkdirSync(logRoot, { recursive: true });
   for (const run of runs) {
     const a = await runRunner(run, `http://localhost:${upstreamPort}/mcp`);
-    const b = await runRunner(run, `http://localhost:${gatewayPort}/mcp`);
+    const b = await runRunner(run, `http://localhost:${gatewayPorts[run.legacy ? "legacy" : "auto"]}/mcp`);
     const slug = run.label.replace(/[^\w.-]+/g, "_");
     writeFileSync(join(logRoot, `${slug}.direct.log`), a.output);
     writeFileSync(join(logRoot, `${slug}.gateway.log`), b.output);
@@ -165,12 +187,11 @@ try {
       const g = b.scenarios.get(name) ?? { passed: 0, failed: d.passed + d.failed };
       // Failed checks, not passed ones, are compared: the runner grades some optional behaviour INFO or
       // WARNING (e.g. answering tools/list with JSON rather than an event stream), which is no failure.
-      const worse = g.failed > d.failed + (pendingChecks.get(name) ?? 0);
-      const mark = worse ? (pending.has(name) ? "PENDING" : "WORSE") : g.failed > d.failed ? "PENDING" : g.passed < d.passed ? "INFO" : "";
+      const mark = g.failed > d.failed ? "WORSE" : g.passed < d.passed ? "INFO" : "";
       if (mark === "WORSE") status = 1;
       if (d.failed > 0 || mark !== "")
         console.log(
-          `  ${mark.padEnd(7)} ${name.padEnd(40)} direct ${d.passed}/${d.passed + d.failed}, gateway ${g.passed}/${g.passed + g.failed}${mark === "PENDING" ? ` (${pending.get(name) ?? "sampling/elicitation pass-through"})` : mark === "INFO" ? " (optional behaviour graded INFO/WARNING)" : ""}`,
+          `  ${mark.padEnd(7)} ${name.padEnd(40)} direct ${d.passed}/${d.passed + d.failed}, gateway ${g.passed}/${g.passed + g.failed}${mark === "INFO" ? " (optional behaviour graded INFO/WARNING)" : ""}`,
         );
     }
   }

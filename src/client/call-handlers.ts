@@ -20,8 +20,9 @@ export type CallHandlers = Pick<ClientOptions, "onSampling" | "onElicitation" | 
 /** The calls with handlers running, by the client that sends them (for `onlyCall`). */
 const running = new WeakMap<object, Set<{ handlers: CallHandlers }>>();
 
-/** Runs `call` for `client` with `handlers` as the handlers of the server requests it causes. */
-export function withCallHandlers<T>(client: object, handlers: CallHandlers, call: () => Promise<T>): Promise<T> {
+/** Runs `call` for `client` with `handlers` (if any) as the handlers of the server requests it causes. */
+export function withCallHandlers<T>(client: object, handlers: CallHandlers | undefined, call: () => Promise<T>): Promise<T> {
+  if (handlers === undefined) return call();
   let calls = running.get(client);
   if (calls === undefined) running.set(client, (calls = new Set()));
   const entry = { handlers }; // one per call, even when calls share a handlers object

@@ -193,7 +193,7 @@ export class McpClient {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     if (options?.meta !== undefined) params._meta = options.meta;
     const send = () => this.request<CallToolResult>("tools/call", params, options);
-    let pending = options?.handlers === undefined ? send() : withCallHandlers(this, options.handlers, send);
+    let pending = withCallHandlers(this, options?.handlers, send);
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
@@ -205,9 +205,10 @@ export class McpClient {
   listResourceTemplates(options?: CachedRequestOptions): Promise<ResourceTemplate[]> {
     return this.collect<ResourceTemplate>("resources/templates/list", "resourceTemplates", options);
   }
-  /** Served from the cache only when the server gave the result a TTL (2026 era); see result-cache.ts. */
-  readResource(uri: string, options?: CachedRequestOptions): Promise<ReadResourceResult> {
-    return this.cached("resources/read", ResultCache.readKey(uri), { uri }, options) as Promise<ReadResourceResult>;
+  /** Served from the cache only when the server gave the result a TTL (2026 era); see result-cache.ts. `handlers`: as callTool's. */
+  readResource(uri: string, options?: CachedRequestOptions & Pick<CallToolOptions, "handlers">): Promise<ReadResourceResult> {
+    const read = () => this.cached("resources/read", ResultCache.readKey(uri), { uri }, options) as Promise<ReadResourceResult>;
+    return withCallHandlers(this, options?.handlers, read);
   }
   /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
@@ -242,8 +243,9 @@ export class McpClient {
   listPrompts(options?: CachedRequestOptions): Promise<Prompt[]> {
     return this.collect<Prompt>("prompts/list", "prompts", options);
   }
-  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.request<GetPromptResult>("prompts/get", args === undefined ? { name } : { name, arguments: args }, options);
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions & Pick<CallToolOptions, "handlers">): Promise<GetPromptResult> {
+    const params = args === undefined ? { name } : { name, arguments: args };
+    return withCallHandlers(this, options?.handlers, () => this.request<GetPromptResult>("prompts/get", params, options));
   }
 
   // ---- the rest -----------------------------------------------------------------------------------------

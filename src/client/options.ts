@@ -85,4 +85,6 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** The method the server called. */
   method: string;
+  /** 2026 era: the server's key for this request in its `input_required` result (a gateway passes it on). */
+  inputKey?: string | undefined;
 }

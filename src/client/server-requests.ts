@@ -19,8 +19,8 @@ export interface ClientFacts {
 }
 
 export function buildServerRequestHandler(connectOptions: ClientOptions, roots: ClientFacts): ServerRequestHandler {
-  return async (method: string, params: Params, signal: AbortSignal): Promise<Result> => {
-    const context = { signal, method };
+  return async (method: string, params: Params, signal: AbortSignal, inputKey?: string): Promise<Result> => {
+    const context = inputKey === undefined ? { signal, method } : { signal, method, inputKey };
     // The call that caused the request may bring its own handlers (call-handlers.ts); they win.
     const own = callHandlersFor(roots.client(), roots.inFlight);
     const options = own === undefined ? connectOptions : { ...connectOptions, ...definedMembers(own) };

@@ -4,6 +4,7 @@
  * go to whichever server owns a resource, a template or a prompt. Resources and templates keep their
  * servers' URIs (a URI names its resource; `ui://` resources of MCP Apps pass through unchanged).
  */
+import type { CallHandlers } from "../client/call-handlers.js";
 import type { CompleteResult, ResourceTemplate } from "../client/types.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError } from "../jsonrpc/errors.js";
@@ -59,10 +60,11 @@ export class GatewayCatalog {
     return { resourceTemplates: flat.map(([template]) => template) };
   }
 
-  async read(params: Params, signal: AbortSignal): Promise<Params> {
+  /** `handlers`: those of the client whose read it is, for the server requests the read causes. */
+  async read(params: Params, signal: AbortSignal, handlers?: CallHandlers): Promise<Params> {
     const uri = params.uri;
     if (typeof uri !== "string") throw new ProtocolError("resources/read needs params.uri (a string)", ErrorCode.InvalidParams);
-    return await this.board.readResource(uri, { signal, server: await this.owner(uri) });
+    return await this.board.readResource(uri, { signal, server: await this.owner(uri), handlers });
   }
 
   /** The server that owns `uri`; a URI not seen yet is looked for in fresh listings first. */
@@ -84,10 +86,10 @@ export class GatewayCatalog {
     return { prompts: (await this.board.listPrompts()).map((prompt) => ({ ...prompt, name: this.names.outward(prompt.name) })) };
   }
 
-  async prompt(params: Params, signal: AbortSignal): Promise<Params> {
+  async prompt(params: Params, signal: AbortSignal, handlers?: CallHandlers): Promise<Params> {
     if (typeof params.name !== "string") throw new ProtocolError("prompts/get needs params.name (a string)", ErrorCode.InvalidParams);
     const args = isObject(params.arguments) ? (params.arguments as Record<string, string>) : undefined;
-    return await this.board.getPrompt(this.names.inward(params.name), args, { signal });
+    return await this.board.getPrompt(this.names.inward(params.name), args, { signal, handlers });
   }
 
   async complete(params: Params, signal: AbortSignal): Promise<Params> {

@@ -82,26 +82,13 @@ export const PASS_THROUGH_CAPABILITIES = { sampling: {}, elicitation: { form: {}
 
 const CAPABILITY: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
 
-/** The handlers a board call from `downstream` carries: each asks the client, if it declared the capability. */
+/**
+ * The handlers a 2025 client's board call carries: each asks the client, if it declared the capability.
+ * (A 2026 client's are input-required.ts's.)
+ */
 export function handlersFor(downstream: Downstream, stream: CallStream | undefined): CallHandlers {
   const ask = (method: string, params: Params, signal: AbortSignal): Promise<never> => {
     const capability = CAPABILITY[method]!;
-    if (downstream.protocolVersion.startsWith("2026")) {
-      // A 2026 request's client declared its capabilities in the request itself; a request to it goes
-      // back inside an input_required result (MRTR), never as a request of its own on the stream.
-      const declared = isObject(downstream.capabilities?.[capability]);
-      return Promise.reject(
-        declared
-          ? new ProtocolError(
-              `The gateway does not pass ${method} to 2026-07-28 clients yet (input_required results); use a 2025-11-25 session`,
-              ErrorCode.InternalError,
-            )
-          : new ProtocolError(
-              `The request did not declare the ${capability} capability, which this call needs (${method})`,
-              ErrorCode.MissingRequiredClientCapability,
-            ),
-      );
-    }
     if (!isObject(downstream.capabilities?.[capability])) {
       const who = typeof downstream.clientInfo?.name === "string" ? `The client "${downstream.clientInfo.name}"` : "The client";
       const error = new ProtocolError(

@@ -13,7 +13,9 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
+import type { CallHandlers } from "../client/call-handlers.js";
 import { handlersFor, modernCapabilities, type CallStream } from "./client-requests.js";
+import { InputRounds } from "./input-required.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
 import { ResourceSubscriptions } from "./resource-subscriptions.js";
@@ -39,6 +41,8 @@ export const GATEWAY_CAPABILITIES = {
 export class GatewayHandler {
   readonly catalog: GatewayCatalog;
   readonly names: GatewayNames;
+  /** 2026 clients' calls waiting on their input (MRTR). */
+  readonly inputRounds = new InputRounds();
   /** Resource subscriptions of every client, 2025 sessions and 2026 listens alike. */
   readonly subscriptions: ResourceSubscriptions;
 
@@ -111,7 +115,7 @@ export class GatewayHandler {
       case "resources/templates/list":
         return this.catalog.templates();
       case "resources/read":
-        return this.catalog.read(params, signal);
+        return this.asking(`resources/read ${String(params.uri)}`, params, downstream, signal, stream, (handlers, s) => this.catalog.read(params, s, handlers));
       case "resources/subscribe":
         return this.subscriptions.subscribe(params, downstream, signal);
       case "resources/unsubscribe":
@@ -119,7 +123,7 @@ export class GatewayHandler {
       case "prompts/list":
         return this.catalog.prompts();
       case "prompts/get":
-        return this.catalog.prompt(params, signal);
+        return this.asking(`prompts/get ${String(params.name)}`, params, downstream, signal, stream, (handlers, s) => this.catalog.prompt(params, s, handlers));
       case "completion/complete":
         return this.catalog.complete(params, signal);
       case "ping":
@@ -136,9 +140,35 @@ export class GatewayHandler {
     }
   }
 
-  private async callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
-    const name = params.name;
-    if (typeof name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
+  private callTool(params: Params, downstream: Downstream, signal: AbortSignal, stream: RequestStream | undefined): Promise<Params> {
+    if (typeof params.name !== "string") throw new ProtocolError("tools/call needs params.name (a string)", ErrorCode.InvalidParams);
+    return this.asking(`tools/call ${params.name}`, params, downstream, signal, stream, (handlers, s) => this.runTool(params, downstream, s, stream, handlers));
+  }
+
+  /**
+   * Runs a board call that may cause server requests, with the handlers that reach its client: a 2026
+   * client is asked inside input_required results (input-required.ts), a 2025 one on the call's stream.
+   */
+  private asking(
+    what: string,
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    stream: RequestStream | undefined,
+    run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
+  ): Promise<Params> {
+    if (downstream.protocolVersion.startsWith("2026")) return this.inputRounds.call(what, params, downstream, signal, run);
+    return run(handlersFor(downstream, stream), signal);
+  }
+
+  private async runTool(
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    stream: RequestStream | undefined,
+    handlers: CallHandlers,
+  ): Promise<Params> {
+    const name = params.name as string;
     const args = isObject(params.arguments) ? params.arguments : undefined;
     const token = isObject(params._meta) ? (params._meta.progressToken as string | number | undefined) : undefined;
     downstream.calls = (downstream.calls ?? 0) + 1;
@@ -148,7 +178,7 @@ export class GatewayHandler {
       this.board.callTool(this.names.inward(name), args, {
         signal,
         principal: downstream.principal,
-        handlers: handlersFor(downstream, stream),
+        handlers,
         ...modernCapabilities(downstream),
         onFallback: (from: string, to: string, reason: string) => {
           fallback = { from, to, reason };

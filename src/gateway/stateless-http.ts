@@ -92,6 +92,7 @@ export class StatelessHttp {
   close(): void {
     for (const listen of this.listens) this.handler.subscriptions.release(listen);
     this.listens.clear();
+    this.handler.inputRounds.close();
   }
 
   /** The headers disagree with the body: -32020 (HeaderMismatch). */

@@ -72,5 +72,6 @@ export class StdioModern {
     for (const [id, downstream] of this.running) downstream.inFlight.get(id)?.abort();
     for (const listen of this.listens.values()) this.handler.subscriptions.release(listen);
     this.listens.clear();
+    this.handler.inputRounds.close();
   }
 }

@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import { createActor, type Actor } from "xstate";
-import type { McpClient } from "../client/client.js";
+import type { CallToolOptions, McpClient } from "../client/client.js";
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from "../client/types.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import type { LogParams } from "../connection/events.js";
@@ -305,7 +305,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
   private readonly resourceOwners = new Map<string, string>();
 
   /** Reads a resource from the server that listed it (or `options.server`). Reads are safe to retry elsewhere. */
-  async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<ReadResourceResult> {
+  async readResource(uri: string, options: RequestOptions & Pick<CallToolOptions, "handlers"> & { server?: string } = {}): Promise<ReadResourceResult> {
     const owner = options.server ?? this.resourceOwners.get(uri);
     if (owner === undefined) {
       throw new ConfigError(`no server is known to have resource ${uri}: call listResources() first or pass { server }`);
@@ -319,7 +319,7 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     return fromEachServer(this.runtimes.values(), "prompts", (client) => client.listPrompts(), shape, this);
   }
 
-  async getPrompt(name: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
+  async getPrompt(name: string, args?: Record<string, string>, options: RequestOptions & Pick<CallToolOptions, "handlers"> = {}): Promise<GetPromptResult> {
     const parsed = parseQualified(name, this.separator, this.runtimes);
     if (!parsed) throw new ProtocolError(`Unknown prompt "${name}": expected "<server>${this.separator}<prompt>"`, -32602);
     return routedCall(this.routing, "prompts/get", name, args, this.runtime(parsed.server), true, options, (client) =>

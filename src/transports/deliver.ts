@@ -30,10 +30,13 @@ export function deliverJsonBody(sink: TransportSink | undefined, body: string, r
   try {
     value = JSON.parse(body);
   } catch (error) {
-    const problem = `a JSON body that does not parse (${(error as Error).message})`;
-    if (requestId !== undefined) return problem;
-    sink?.error(new FramingError(`${from} sent ${problem}`, sampleOf(body)));
-    return undefined;
+    value = jsonLines(body);
+    if (value === undefined) {
+      const problem = `a JSON body that does not parse (${(error as Error).message})`;
+      if (requestId !== undefined) return problem;
+      sink?.error(new FramingError(`${from} sent ${problem}`, sampleOf(body)));
+      return undefined;
+    }
   }
   if (!Array.isArray(value)) {
     // One message, the usual reply: no array around it.
@@ -43,4 +46,19 @@ export function deliverJsonBody(sink: TransportSink | undefined, body: string, r
   let answered = false;
   for (const item of value) if (deliver(sink, item, from) && answers(item, requestId)) answered = true;
   return requestId === undefined || answered ? undefined : `JSON that holds no response to request ${String(requestId)}`;
+}
+
+/**
+ * A body of one JSON value per line (a server that streams a request's notifications and then its
+ * response under application/json, as the conformance runners' reference server does): the values, in
+ * order, or undefined when it is not that either. Only tried once the body failed to parse as one value.
+ */
+function jsonLines(body: string): unknown[] | undefined {
+  const lines = body.split("\n").filter((line) => line.trim() !== "");
+  if (lines.length < 2) return undefined;
+  try {
+    return lines.map((line) => JSON.parse(line) as unknown);
+  } catch {
+    return undefined;
+  }
 }

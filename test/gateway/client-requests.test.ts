@@ -103,20 +103,4 @@ describe("a 2026-07-28 client's calls", () => {
     // A 2025 session declared its capabilities once, at initialize: nothing per call.
     expect(modernCapabilities(fakeDownstream({ sampling: {} }).downstream)).toEqual({});
   });
-
-  it("never get a server's request streamed: -32021 when undeclared, -32603 when declared", async () => {
-    const undeclared = modern({});
-    await expect(
-      handlersFor(undeclared.downstream, undefined).onSampling!({} as never, { signal: new AbortController().signal } as never),
-    ).rejects.toMatchObject({
-      code: -32021,
-    });
-    const declared = modern({ elicitation: {} });
-    const streamed: unknown[] = [];
-    await expect(
-      handlersFor(declared.downstream, (m) => streamed.push(m)).onElicitation!({} as never, { signal: new AbortController().signal } as never),
-    ).rejects.toMatchObject({ code: -32603 });
-    expect(streamed).toEqual([]);
-    expect(declared.sent).toEqual([]);
-  });
 });

@@ -22,8 +22,8 @@ afterEach(async () => {
 
 const client = { capabilities: PASS_THROUGH_CAPABILITIES };
 
-async function servedAskingServer() {
-  const asking = (upstream = await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+async function servedAskingServer(eventStore = false) {
+  const asking = (upstream = await startStreamableHttpServer({ stateful: true, eventStore, createServer: createAskingServer }));
   return serve({ servers: { up: { url: asking.url } }, client });
 }
 
@@ -61,6 +61,25 @@ describe("server requests through the gateway", () => {
     expect(textOf(await sdk.callTool({ name: "up__ask_user", arguments: { question: "your name?" } }))).toBe("accept:Ada");
     expect(textOf(await sdk.callTool({ name: "up__list_roots", arguments: {} }))).toBe("file:///home/ada/project");
     expect(asked).toEqual(["sampling:the answer?", "elicitation:your name?", "roots"]);
+  });
+
+  it("from a server that keeps an event store (its events have ids, as the conformance reference server's do)", async () => {
+    const gateway = await servedAskingServer(true);
+    const { sdk, asked } = await downstream(gateway.url, { sampling: {}, elicitation: { form: {} } });
+    expect(textOf(await sdk.callTool({ name: "up__ask_model", arguments: { question: "resumable?" } }))).toBe("forty-two");
+    expect(textOf(await sdk.callTool({ name: "up__ask_user", arguments: { question: "name?" } }))).toBe("accept:Ada");
+    expect(asked).toEqual(["sampling:resumable?", "elicitation:name?"]);
+  });
+
+  it("a resources/read or prompts/get that asks reaches the client whose read or get it is", async () => {
+    const gateway = await servedAskingServer();
+    const { sdk, asked } = await downstream(gateway.url, { sampling: {}, elicitation: { form: {} } });
+    await sdk.listResources();
+    const read = await sdk.readResource({ uri: "asking://model-answer" });
+    expect(read.contents).toEqual([{ uri: "asking://model-answer", text: "forty-two" }]);
+    const prompt = await sdk.getPrompt({ name: "up__greeting" });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "Hello, Ada" } }]);
+    expect(asked).toEqual(["sampling:for a resource", "elicitation:who is it for?"]);
   });
 
   it("each request reaches the client whose call caused it, with two clients calling at once", async () => {

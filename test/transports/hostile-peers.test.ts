@@ -78,6 +78,18 @@ describe("Streamable HTTP replies that lie", () => {
     });
   }
 
+  it("newline-delimited JSON under application/json (progress, then the response): both are read", async () => {
+    const { client } = await answering((res, id) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: id, progress: 50, total: 100 } })}\n`);
+      res.end(JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "streamed" }] } }));
+    });
+    const progress: number[] = [];
+    const result = await client.callTool("bad", {}, { onProgress: (p) => progress.push(p.progress) });
+    expect(result.content).toEqual([{ type: "text", text: "streamed" }]);
+    expect(progress).toEqual([50]);
+  });
+
   it("a body that trickles (slowloris): the call times out and its socket is released", async () => {
     const held = new Set<ServerResponse>();
     const { client } = await answering((res) => {

@@ -14,8 +14,8 @@ export type Era = "legacy" | "modern";
 export type Params = Record<string, unknown>;
 export type Result = Record<string, unknown>;
 
-/** Answers what the server asks of the client (sampling, elicitation, roots). Throws to refuse. */
-export type ServerRequestHandler = (method: string, params: Params, signal: AbortSignal) => Promise<Result>;
+/** Answers what the server asks of the client (sampling, elicitation, roots). Throws to refuse. `inputKey`: its key in an input_required result (2026 era). */
+export type ServerRequestHandler = (method: string, params: Params, signal: AbortSignal, inputKey?: string) => Promise<Result>;
 
 export interface Implementation {
   name: string;

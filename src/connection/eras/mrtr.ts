@@ -85,7 +85,7 @@ async function fulfil(wire: Wire, key: string, request: InputRequest, signal: Ab
       `The server asked for ${request.method} (input "${key}"), but this client did not declare ${missing}; add the matching handler to connect() options to allow it`,
     );
   }
-  const answer = await wire.handleServerRequest(request.method, params, signal);
+  const answer = await wire.handleServerRequest(request.method, params, signal, key);
   if (request.method === "elicitation/create" && params.mode === "url" && answer.action === "accept") {
     // URL mode: consent was given and the page opened; the outcome is learned by retrying, so the
     // answer carries no content (and no elicitationId: the era has none).

@@ -1,0 +1,130 @@
+/**
+ * MRTR pass-through for 2026-07-28 clients: a tools/call, resources/read or prompts/get that causes
+ * an upstream server request gets an `input_required` result, and the client's retry (`inputResponses`, `requestState`) carries the
+ * answers upstream and waits for the result, or the next round.
+ *
+ * The state stays here, not in the client's hands: an upstream request from a 2025 server is a live
+ * JSON-RPC request on a connection, which no token could carry. `requestState` is an unguessable id
+ * (32 random bytes) of the suspended call, bound to the principal that made it, good for one retry
+ * (each round gets a fresh id, so an old state cannot be replayed) and forgotten after `ttlMs` without
+ * one (the call is then cancelled upstream). A forged, expired, reused or another principal's state is
+ * -32602. The retry must reach this process: behind a load balancer without stickiness a 2026 client's
+ * rounds need affinity, or a 2025-11-25 session (whose requests are streamed and need none).
+ */
+import { randomBytes } from "node:crypto";
+import type { CallHandlers } from "../client/call-handlers.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
+import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
+import { isObject } from "../util/guards.js";
+import type { Downstream } from "./downstream.js";
+import { SuspendedCall, type Round } from "./suspended-call.js";
+
+type Params = Record<string, unknown>;
+
+/** How long a call waits for the client's next round by default. */
+export const INPUT_ROUND_TTL_MS = 5 * 60_000;
+/** Calls one principal may have waiting on it at once: a client that never retries cannot fill memory. */
+export const MAX_SUSPENDED_PER_PRINCIPAL = 64;
+
+interface Waiting {
+  readonly call: SuspendedCall;
+  readonly principal: string | undefined;
+  readonly timer: NodeJS.Timeout;
+}
+
+const stale = () =>
+  new ProtocolError(
+    "Invalid params: requestState is unknown, expired, already used or not this principal's (a retry reaches the gateway process that issued it)",
+    ErrorCode.InvalidParams,
+  );
+
+export class InputRounds {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly perPrincipal = new Map<string | undefined, number>();
+
+  constructor(private readonly ttlMs = INPUT_ROUND_TTL_MS) {}
+
+  /**
+   * A 2026 client's request `what` (its method and the tool, prompt or URI it names): a new call (`run`
+   * starts it on the board with the handlers given), or, with `requestState`, the next round of one
+   * waiting on it.
+   */
+  async call(
+    what: string,
+    params: Params,
+    downstream: Downstream,
+    signal: AbortSignal,
+    run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
+  ): Promise<Params> {
+    const state = params.requestState;
+    let call: SuspendedCall;
+    if (state === undefined) {
+      const declared = (capability: string) => isObject(downstream.capabilities?.[capability]);
+      call = new SuspendedCall(what, declared, run);
+    } else {
+      call = this.take(state, downstream.principal, what);
+      call.answer(params.inputResponses);
+    }
+    // The client closing its request cancels the call, as it would a call without rounds.
+    const cancel = () => call.abandon(new RequestCancelledError(`${call.what} was cancelled by the client`));
+    signal.addEventListener("abort", cancel, { once: true });
+    let round: Round;
+    try {
+      round = await call.round(signal);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+    }
+    if ("result" in round) return round.result;
+    return { resultType: "input_required", inputRequests: round.inputRequests, requestState: this.keep(call, downstream.principal) };
+  }
+
+  /** Calls waiting for a client's next round. */
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  /** The gateway closes: every waiting call is cancelled upstream. */
+  close(): void {
+    for (const id of [...this.waiting.keys()]) this.forget(id)?.call.abandon(new RequestCancelledError("The gateway closed"));
+  }
+
+  private keep(call: SuspendedCall, principal: string | undefined): string {
+    const count = this.perPrincipal.get(principal) ?? 0;
+    if (count >= MAX_SUSPENDED_PER_PRINCIPAL) {
+      call.abandon(new RequestCancelledError("Too many calls waiting for input"));
+      throw new ProtocolError(
+        `Too many calls waiting for this client's input (limit ${MAX_SUSPENDED_PER_PRINCIPAL}); answer or drop one first`,
+        ErrorCode.ServerError,
+      );
+    }
+    this.perPrincipal.set(principal, count + 1);
+    const id = randomBytes(32).toString("base64url");
+    const timer = setTimeout(
+      () => this.forget(id)?.call.abandon(new RequestCancelledError(`The client did not come back with its input within ${this.ttlMs} ms`)),
+      this.ttlMs,
+    );
+    timer.unref();
+    this.waiting.set(id, { call, principal, timer });
+    return id;
+  }
+
+  private take(state: unknown, principal: string | undefined, what: string): SuspendedCall {
+    const waiting = typeof state === "string" ? this.waiting.get(state) : undefined;
+    if (waiting === undefined || waiting.principal !== principal) throw stale();
+    if (what !== waiting.call.what)
+      throw new ProtocolError(`Invalid params: requestState belongs to ${waiting.call.what}, not ${what}`, ErrorCode.InvalidParams);
+    this.forget(state as string);
+    return waiting.call;
+  }
+
+  private forget(id: string): Waiting | undefined {
+    const waiting = this.waiting.get(id);
+    if (waiting === undefined) return undefined;
+    this.waiting.delete(id);
+    clearTimeout(waiting.timer);
+    const left = (this.perPrincipal.get(waiting.principal) ?? 1) - 1;
+    if (left === 0) this.perPrincipal.delete(waiting.principal);
+    else this.perPrincipal.set(waiting.principal, left);
+    return waiting;
+  }
+}

@@ -1,0 +1,64 @@
+/** The MRTR rounds' state (src/gateway/input-required.ts): what a client never comes back for is cancelled upstream and forgotten. */
+import { describe, expect, it } from "vitest";
+import { InputRounds, MAX_SUSPENDED_PER_PRINCIPAL } from "../../src/gateway/input-required.js";
+import type { Downstream } from "../../src/gateway/downstream.js";
+import type { CallHandlers } from "../../src/client/call-handlers.js";
+
+const downstream = (principal: string | undefined): Downstream => ({
+  principal,
+  protocolVersion: "2026-07-28",
+  clientInfo: undefined,
+  capabilities: { roots: {} },
+  logLevel: undefined,
+  inFlight: new Map(),
+  push: () => undefined,
+});
+
+/** A call that asks for roots, then waits until its signal aborts; `seen` says how it ended. */
+function askingCall(seen: string[]) {
+  return async (handlers: CallHandlers, signal: AbortSignal) => {
+    const roots = Promise.resolve(handlers.onRoots!({ signal, method: "roots/list" })).catch(
+      (error: Error) => (seen.push(`roots failed: ${error.message}`), []),
+    );
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    await roots;
+    seen.push("call aborted");
+    return {};
+  };
+}
+
+describe("InputRounds", () => {
+  it("a call whose client never comes back is cancelled upstream after the TTL, and its state is forgotten", async () => {
+    const rounds = new InputRounds(50);
+    const seen: string[] = [];
+    const first = await rounds.call("tools/call t", { name: "t" }, downstream("ada"), new AbortController().signal, askingCall(seen));
+    expect(first).toMatchObject({ resultType: "input_required", inputRequests: { "roots-1": { method: "roots/list" } } });
+    expect(rounds.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(rounds.size).toBe(0);
+    expect(seen).toEqual([expect.stringMatching(/^roots failed/), "call aborted"]);
+    await expect(
+      rounds.call(
+        "tools/call t",
+        { name: "t", requestState: first.requestState, inputResponses: {} },
+        downstream("ada"),
+        new AbortController().signal,
+        askingCall([]),
+      ),
+    ).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it(`a principal may keep at most ${MAX_SUSPENDED_PER_PRINCIPAL} calls waiting; another principal is not held back`, async () => {
+    const rounds = new InputRounds();
+    const signal = new AbortController().signal;
+    for (let i = 0; i < MAX_SUSPENDED_PER_PRINCIPAL; i++) await rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, askingCall([]));
+    const seen: string[] = [];
+    await expect(rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, askingCall(seen))).rejects.toMatchObject({ message: /Too many calls/ });
+    expect(seen).toContain("call aborted");
+    await expect(rounds.call("tools/call t", { name: "t" }, downstream("bob"), signal, askingCall([]))).resolves.toMatchObject({
+      resultType: "input_required",
+    });
+    rounds.close();
+    expect(rounds.size).toBe(0);
+  });
+});
