@@ -10,6 +10,7 @@
  * the server gets -32601, the code a client without a handler answers. When the server cancels its
  * request (its timeout, or the call was cancelled), the client is told with `notifications/cancelled`.
  */
+import { randomBytes } from "node:crypto";
 import { META_CLIENT_CAPABILITIES } from "../connection/eras/modern-wire.js";
 import type { CallHandlers } from "../client/call-handlers.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
@@ -31,11 +32,16 @@ interface Waiting {
 export class ClientRequests {
   private readonly waiting = new Map<JsonRpcId, Waiting>();
   private next = 0;
+  /**
+   * Replicas that run calls of one session each ask its client, and its answers may land on any of them
+   * (replicas.ts passes an answer on to the others): ids unique to this process keep them apart.
+   */
+  private readonly tag = randomBytes(4).toString("hex");
 
   /** Sends `method` to the client (on `stream`, else its session stream); settles with its answer. */
   ask(downstream: Downstream, method: string, params: Params, signal: AbortSignal, stream: CallStream | undefined): Promise<Params> {
     if (signal.aborted) return Promise.reject(new RequestCancelledError(`${method} was cancelled before it reached the client`));
-    const id = `gateway-${++this.next}`;
+    const id = `gateway-${this.tag}-${++this.next}`;
     return new Promise<Params>((resolve, reject) => {
       const onAbort = () => {
         this.waiting.delete(id);

@@ -70,8 +70,9 @@ export class GatewayHandler {
   }
 
   /** The client's answer to a server request the gateway passed it (client-requests.ts). */
-  answered(response: JsonRpcResponse, downstream: Downstream): void {
-    downstream.requests?.answered(response);
+  /** False when no request of this process waits for it (another replica's, late, or never ours). */
+  answered(response: JsonRpcResponse, downstream: Downstream): boolean {
+    return downstream.requests?.answered(response) ?? false;
   }
 
   /** A notification from the client: cancellation aborts its request; the rest need no answer. */

@@ -171,7 +171,7 @@ export class GatewayServer {
       if (kind === "notification") {
         this.handler.notify(message as JsonRpcNotification, session);
         this.sessions.notified(session, message as JsonRpcNotification);
-      } else this.handler.answered(message as JsonRpcResponse, session);
+      } else if (!this.handler.answered(message as JsonRpcResponse, session)) this.sessions.answeredElsewhere(session, message as JsonRpcResponse);
       response.writeHead(202).end();
       return;
     }

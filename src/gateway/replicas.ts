@@ -15,7 +15,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
-import type { JsonRpcId, JsonRpcNotification } from "../jsonrpc/messages.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { forwardBoardEvents } from "./board-events.js";
@@ -27,6 +27,8 @@ const KEPT_EVENTS = 256;
 
 /** How a replica's note on a session says "cancel this request" (a state is a JSON object). */
 const CANCEL = "cancel:";
+/** How it says "here is the client's answer to a request one of you sent it". */
+const ANSWER = "answer:";
 
 /** A session's state in Redis (short names: it is written once per session and change). */
 interface SharedState {
@@ -34,16 +36,25 @@ interface SharedState {
   v: string;
   c?: { name?: unknown; version?: unknown } | undefined;
   l?: LogLevel | undefined;
+  /** What the client declared in `initialize`: whether any replica's call may ask it for sampling, elicitation, roots. */
+  k?: Record<string, unknown> | undefined;
 }
 
 const stateOf = (session: Session): string =>
-  JSON.stringify({ p: session.principal, v: session.protocolVersion, c: session.clientInfo, l: session.logLevel } satisfies SharedState);
+  JSON.stringify({
+    p: session.principal,
+    v: session.protocolVersion,
+    c: session.clientInfo,
+    l: session.logLevel,
+    k: session.capabilities,
+  } satisfies SharedState);
 
 function apply(session: Session, text: string): void {
   const state = JSON.parse(text) as SharedState;
   session.protocolVersion = state.v;
   session.clientInfo = isObject(state.c) ? state.c : undefined;
   session.logLevel = state.l;
+  session.capabilities = isObject(state.k) ? state.k : undefined;
 }
 
 /** Whether `session` asked for `message` (a log message only at its level or above). */
@@ -140,6 +151,11 @@ export class ReplicaSessions extends SessionStore {
       this.share.tell(session.id, `${CANCEL}${JSON.stringify(id)}`);
   }
 
+  /** An answer to a server request another replica sent on a call it runs: that replica settles it. */
+  override answeredElsewhere(session: Session, response: JsonRpcResponse): void {
+    this.share.tell(session.id, `${ANSWER}${JSON.stringify(response)}`);
+  }
+
   /** Answered once Redis has it, so the other replicas have been told by the time the client hears. */
   override async delete(session: Session): Promise<void> {
     this.evict(session);
@@ -160,6 +176,10 @@ export class ReplicaSessions extends SessionStore {
     const session = this.sessions.get(id);
     if (note?.startsWith(CANCEL)) {
       session?.inFlight.get(JSON.parse(note.slice(CANCEL.length)) as JsonRpcId)?.abort();
+      return;
+    }
+    if (note?.startsWith(ANSWER)) {
+      session?.requests?.answered(JSON.parse(note.slice(ANSWER.length)) as JsonRpcResponse);
       return;
     }
     if (note !== undefined) {

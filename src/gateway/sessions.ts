@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/messages.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { ClientRequests } from "./client-requests.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 
@@ -102,6 +102,9 @@ export class SessionStore {
 
   /** After the handler took a notification of the session's (a replica passes on a cancel it could not act on). */
   notified(_session: Session, _message: JsonRpcNotification): void {}
+
+  /** The client's answer to a request this process did not send it (a replica passes it on to the others). */
+  answeredElsewhere(_session: Session, _response: JsonRpcResponse): void {}
 
   /** The client ended the session (DELETE). */
   delete(session: Session): Promise<void> | void {

@@ -3,7 +3,8 @@
  * real Redis: a session opened on A is served on B (no sticky sessions), a log level set through A
  * filters B's GET stream, A's board's messages reach a stream held by B, `Last-Event-ID` resumes on B
  * a stream begun on A, DELETE through B ends the session on A, and a principal cannot use another's
- * session through a replica that has not seen it, a cancel sent to B aborts the call running on A, and
+ * session through a replica that has not seen it, a cancel sent to B aborts the call running on A, a
+ * client's answer to a server request lands on A and settles the call on B that asked it, and
  * with Redis away A serves what it holds, writing it back when Redis returns; a session used on B
  * outlives sessionIdleMs in Redis, and one no replica uses expires. (Behind haproxy, in child processes: haproxy.test.ts.)
  */
@@ -11,7 +12,9 @@ import { createParser } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet, type RedisFleet } from "../../src/fleet/index.js";
 import { serveBoard, type Gateway, type ServeBoardOptions } from "../../src/gateway/index.js";
-import { Switchboard } from "../../src/switchboard/switchboard.js";
+import { Switchboard, type SwitchboardInit } from "../../src/switchboard/switchboard.js";
+import { createAskingServer } from "../fixtures/asking-server.js";
+import { startStreamableHttpServer } from "../fixtures/http-servers.js";
 import { INSTALL_REDIS, redisAvailable, startRedis, type TestRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/processes.js";
 import { echo, initialize, post } from "./helpers.js";
@@ -61,9 +64,9 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     await redis?.stop();
   });
 
-  async function replica(options: ServeBoardOptions = {}): Promise<Replica> {
+  async function replica(options: ServeBoardOptions = {}, servers: SwitchboardInit["servers"] = { echo }): Promise<Replica> {
     const fleet = redisFleet({ url: redis.url }, "gwrep");
-    const board = new Switchboard({ servers: { echo }, fleet });
+    const board = new Switchboard({ servers, fleet });
     await board.start();
     await fleet.ready();
     const gateway = await serveBoard(board, options);
@@ -155,6 +158,44 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     // Without the cancel passed on through the fleet, the upstream call would hold its slot for 20 s.
     await waitFor(() => a.board.status().echo.inFlight === 0, 5_000, 20);
     expect(await (await call).json()).toMatchObject({ id: 7, error: { message: "Request cancelled" } });
+  });
+
+  it("a call on B asks the client (declared through A), whose answer lands on A and reaches the call on B", async () => {
+    const upstream = await startStreamableHttpServer({ stateful: true, createServer: () => createAskingServer() });
+    try {
+      const servers = { asking: { url: upstream.url } };
+      const [a, b] = [await replica({}, servers), await replica({}, servers)];
+      const init = rpc(1, "initialize", { protocolVersion: "2025-11-25", capabilities: { sampling: {} }, clientInfo: { name: "raw", version: "1" } });
+      const session = (await post(a.gateway.url, init)).headers.get("mcp-session-id")!;
+      const call = await post(b.gateway.url, rpc(5, "tools/call", { name: "asking__ask_model", arguments: { question: "2+2?" } }), {
+        "mcp-session-id": session,
+      });
+      expect(call.headers.get("content-type")).toBe("text/event-stream");
+      const messages: Array<{ id?: string | number; method?: string; result?: { content: unknown } }> = [];
+      const parser = createParser({ onEvent: (event) => messages.push(JSON.parse(event.data)) });
+      const reader = call.body!.getReader();
+      const decoder = new TextDecoder();
+      const until = async (found: () => boolean) => {
+        while (!found()) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`the call's stream ended after ${JSON.stringify(messages)}`);
+          parser.feed(decoder.decode(value, { stream: true }));
+        }
+      };
+      // B knows from Redis that the client declared sampling (it was told in A's initialize), so it asks.
+      await until(() => messages.some((message) => message.method === "sampling/createMessage"));
+      const asked = messages.find((message) => message.method === "sampling/createMessage")!;
+      const answer = JSON.stringify({
+        jsonrpc: "2.0",
+        id: asked.id,
+        result: { role: "assistant", model: "scripted", content: { type: "text", text: "four" } },
+      });
+      expect((await post(a.gateway.url, answer, { "mcp-session-id": session })).status).toBe(202);
+      await until(() => messages.some((message) => message.id === 5));
+      expect(messages.find((message) => message.id === 5)!.result!.content).toEqual([{ type: "text", text: "four" }]);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("Redis away: A serves a session it opens, its stream hears its board unnumbered; back, B finds the session", async () => {
