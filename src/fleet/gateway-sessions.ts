@@ -4,7 +4,8 @@
  * state under its own key with a TTL, a channel on which a replica says a session changed or ended (the
  * others update or drop their cached copies), and the messages sent outside responses (list changes,
  * log messages), numbered fleet-wide by one counter so a client's `Last-Event-ID` means the same on
- * every replica. This file only moves strings; what they say is the gateway's.
+ * every replica, and a channel for 2026 clients' input rounds (src/gateway/replica-rounds.ts). This
+ * file only moves strings; what they say is the gateway's.
  */
 import type { FleetBus } from "./bus.js";
 import type { FleetLink } from "./link.js";
@@ -35,6 +36,10 @@ export interface GatewaySessionShare {
   broadcast(messages: string, count: number): Promise<number | undefined>;
   /** Hears the other replicas from now on (one listener per process's fleet). */
   listen(listener: GatewaySessionListener): void;
+  /** Publishes a note about a 2026 client's input rounds to every replica, itself included (dropped while Redis is away). */
+  relay(note: string): void;
+  /** Hears every replica's notes about input rounds from now on. */
+  listenRounds(heard: (note: string) => void): void;
 }
 
 /** KEYS: counter, channel. ARGV: messages (a JSON array), their count. Numbers and publishes them in one step, so numbers follow publish order. */
@@ -48,6 +53,7 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
   const sessionsChannel = link.key("gateway", "sessions");
   const eventsChannel = link.key("gateway", "events");
   const counter = link.key("gateway", "events-seq");
+  const roundsChannel = link.key("gateway", "rounds");
   const ready = () => (link.healthy ? link.client : undefined);
   const announce = (id: string, state: string) =>
     ready()
@@ -103,6 +109,14 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
         link.failed(error);
         return undefined;
       }
+    },
+    relay(note) {
+      ready()
+        ?.publish(roundsChannel, note)
+        .catch((error: unknown) => link.failed(error));
+    },
+    listenRounds(heard) {
+      bus.listen(roundsChannel, heard);
     },
     listen(listener) {
       bus.listen(

@@ -13,6 +13,7 @@ import { forwardBoardEvents } from "./board-events.js";
 import { GatewayHandler } from "./handler.js";
 import { GatewayServer } from "./http-server.js";
 import { gatewaySettings, type ServeBoardOptions } from "./options.js";
+import { relayRounds } from "./replica-rounds.js";
 import { ReplicaSessions } from "./replicas.js";
 import { showSessions } from "./session-view.js";
 
@@ -37,7 +38,9 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
   // With a fleet, replicas share their sessions through it (replicas.ts); without one they stay in memory.
   const share = (board.fleet as { gatewaySessions?(): GatewaySessionShare } | undefined)?.gatewaySessions?.();
   const replicas = share === undefined ? undefined : new ReplicaSessions(share, settings.sessionIdleMs, settings.maxSessions);
-  const server = new GatewayServer(new GatewayHandler(board, settings), settings, replicas);
+  const handler = new GatewayHandler(board, settings);
+  if (share !== undefined) relayRounds(share, handler.inputRounds);
+  const server = new GatewayServer(handler, settings, replicas);
   await server.listen();
   const stopEvents =
     replicas === undefined

@@ -8,8 +8,8 @@
  * (32 random bytes) of the suspended call, bound to the principal that made it, good for one retry
  * (each round gets a fresh id, so an old state cannot be replayed) and forgotten after `ttlMs` without
  * one (the call is then cancelled upstream). A forged, expired, reused or another principal's state is
- * -32602. The retry must reach this process: behind a load balancer without stickiness a 2026 client's
- * rounds need affinity, or a 2025-11-25 session (whose requests are streamed and need none).
+ * -32602. A retry that reaches another replica of the gateway is passed to this process through the
+ * fleet (replica-rounds.ts), so a 2026 client's rounds need no affinity.
  */
 import { randomBytes } from "node:crypto";
 import type { CallHandlers } from "../client/call-handlers.js";
@@ -38,9 +38,19 @@ const stale = () =>
     ErrorCode.InvalidParams,
   );
 
+/** A client's retry as one replica passes it to the others. */
+export interface RelayedRound {
+  readonly state: string;
+  readonly principal: string | undefined;
+  readonly what: string;
+  readonly inputResponses: unknown;
+}
+
 export class InputRounds {
   private readonly waiting = new Map<string, Waiting>();
   private readonly perPrincipal = new Map<string | undefined, number>();
+  /** Set on a replica (replica-rounds.ts): a retry whose call another process holds runs there; undefined when none holds it. */
+  relay: ((round: RelayedRound, signal: AbortSignal) => Promise<Params | undefined>) | undefined;
 
   constructor(private readonly ttlMs = INPUT_ROUND_TTL_MS) {}
 
@@ -57,14 +67,25 @@ export class InputRounds {
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ): Promise<Params> {
     const state = params.requestState;
-    let call: SuspendedCall;
     if (state === undefined) {
       const declared = (capability: string) => isObject(downstream.capabilities?.[capability]);
-      call = new SuspendedCall(what, declared, run);
-    } else {
-      call = this.take(state, downstream.principal, what);
-      call.answer(params.inputResponses);
+      return this.resume(new SuspendedCall(what, declared, run), downstream.principal, signal);
     }
+    if (this.relay !== undefined && typeof state === "string" && !this.waiting.has(state)) {
+      const relayed = await this.relay({ state, principal: downstream.principal, what, inputResponses: params.inputResponses }, signal);
+      if (relayed === undefined) throw stale();
+      return relayed;
+    }
+    return this.resume(this.take(state, downstream.principal, what, params.inputResponses), downstream.principal, signal);
+  }
+
+  /** A retry another replica received for a call this process holds: its round; undefined when none is held here. */
+  resumeRelayed(round: RelayedRound, signal: AbortSignal): Promise<Params> | undefined {
+    if (!this.waiting.has(round.state)) return undefined;
+    return (async () => this.resume(this.take(round.state, round.principal, round.what, round.inputResponses), round.principal, signal))();
+  }
+
+  private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal): Promise<Params> {
     // The client closing its request cancels the call, as it would a call without rounds.
     const cancel = () => call.abandon(new RequestCancelledError(`${call.what} was cancelled by the client`));
     signal.addEventListener("abort", cancel, { once: true });
@@ -75,7 +96,7 @@ export class InputRounds {
       signal.removeEventListener("abort", cancel);
     }
     if ("result" in round) return round.result;
-    return { resultType: "input_required", inputRequests: round.inputRequests, requestState: this.keep(call, downstream.principal) };
+    return { resultType: "input_required", inputRequests: round.inputRequests, requestState: this.keep(call, principal) };
   }
 
   /** Calls waiting for a client's next round. */
@@ -108,12 +129,13 @@ export class InputRounds {
     return id;
   }
 
-  private take(state: unknown, principal: string | undefined, what: string): SuspendedCall {
+  private take(state: unknown, principal: string | undefined, what: string, inputResponses: unknown): SuspendedCall {
     const waiting = typeof state === "string" ? this.waiting.get(state) : undefined;
     if (waiting === undefined || waiting.principal !== principal) throw stale();
     if (what !== waiting.call.what)
       throw new ProtocolError(`Invalid params: requestState belongs to ${waiting.call.what}, not ${what}`, ErrorCode.InvalidParams);
     this.forget(state as string);
+    waiting.call.answer(inputResponses);
     return waiting.call;
   }
 

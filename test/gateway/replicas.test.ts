@@ -4,7 +4,8 @@
  * filters B's GET stream, A's board's messages reach a stream held by B, `Last-Event-ID` resumes on B
  * a stream begun on A, DELETE through B ends the session on A, and a principal cannot use another's
  * session through a replica that has not seen it, a cancel sent to B aborts the call running on A, a
- * client's answer to a server request lands on A and settles the call on B that asked it, and
+ * client's answer to a server request lands on A and settles the call on B that asked it, a 2026
+ * client's retry of an input round reaches the replica holding its call, and
  * with Redis away A serves what it holds, writing it back when Redis returns; a session used on B
  * outlives sessionIdleMs in Redis, and one no replica uses expires. (Behind haproxy, in child processes: haproxy.test.ts.)
  */
@@ -193,6 +194,36 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
       expect((await post(a.gateway.url, answer, { "mcp-session-id": session })).status).toBe(202);
       await until(() => messages.some((message) => message.id === 5));
       expect(messages.find((message) => message.id === 5)!.result!.content).toEqual([{ type: "text", text: "four" }]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("a 2026 client's input round begun on A is answered through B; a state no replica holds is -32602", async () => {
+    const upstream = await startStreamableHttpServer({ stateful: true, createServer: () => createAskingServer() });
+    try {
+      const servers = { asking: { url: upstream.url } };
+      const [a, b] = [await replica({}, servers), await replica({}, servers)];
+      const modern = (url: string, id: number, extra: Record<string, unknown> = {}) =>
+        post(
+          url,
+          rpc(id, "tools/call", {
+            name: "asking__ask_model",
+            arguments: { question: "2+2?" },
+            ...extra,
+            _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { sampling: {} } },
+          }),
+          { "mcp-protocol-version": "2026-07-28" },
+        ).then((response) => response.json() as Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }>);
+      const first = (await modern(a.gateway.url, 1)).result!;
+      expect(first.resultType).toBe("input_required");
+      const [key] = Object.keys(first.inputRequests as object);
+      const inputResponses = { [key]: { role: "assistant", model: "scripted", content: { type: "text", text: "four" } } };
+      // The call waits in A; B does not hold its state and asks the fleet, and A runs the round.
+      const done = await modern(b.gateway.url, 2, { requestState: first.requestState, inputResponses });
+      expect(done.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "four" }] });
+      const reused = await modern(b.gateway.url, 3, { requestState: first.requestState, inputResponses });
+      expect(reused.error).toMatchObject({ code: -32602, message: expect.stringContaining("requestState") });
     } finally {
       await upstream.close();
     }
