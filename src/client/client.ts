@@ -10,7 +10,7 @@ import type { ConnectionState } from "../connection/machine.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
-import { missingCapability } from "./capabilities.js";
+import { mayBeAsked, missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
 import { withCallHandlers, type CallHandlers } from "./call-handlers.js";
 import { withPage, type ListFacts } from "./list-facts.js";
@@ -74,6 +74,7 @@ export class McpClient {
   private readonly enforceCapabilities: boolean;
   private readonly cacheEnabled: boolean;
   private readonly validateByDefault: boolean;
+  private askable: boolean | undefined; // whether a call's handlers need their scope (capabilities.ts: mayBeAsked)
   /** List pages and TTL'd reads; see result-cache.ts for the rules. */
   readonly cache: ResultCache;
   /** Created on the first call that validates; most clients never pay for ajv. */
@@ -193,7 +194,8 @@ export class McpClient {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     if (options?.meta !== undefined) params._meta = options.meta;
     const send = () => this.request<CallToolResult>("tools/call", params, options);
-    let pending = options?.handlers === undefined ? send() : withCallHandlers(this, options.handlers, send);
+    const scoped = options?.handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
+    let pending = scoped ? withCallHandlers(this, options.handlers!, send) : send();
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
