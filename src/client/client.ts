@@ -9,12 +9,13 @@ import type { ConnectionEvents } from "../connection/events.js";
 import type { ConnectionState } from "../connection/machine.js";
 import type { RequestOptions } from "../connection/request-options.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
-import { ProtocolError, ToolError } from "../jsonrpc/errors.js";
-import { missingCapability } from "./capabilities.js";
+import { ProtocolError } from "../jsonrpc/errors.js";
+import { mayBeAsked, missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
 import { withCallHandlers, type CallHandlers } from "./call-handlers.js";
 import { withPage, type ListFacts } from "./list-facts.js";
 import { ResultCache, type CacheFacts, type CachedMethod } from "./result-cache.js";
+import { throwIfToolError } from "./tool-error-result.js";
 import type {
   CallToolResult,
   CompleteResult,
@@ -74,6 +75,7 @@ export class McpClient {
   private readonly enforceCapabilities: boolean;
   private readonly cacheEnabled: boolean;
   private readonly validateByDefault: boolean;
+  private askable: boolean | undefined; // whether a call's handlers need their scope (capabilities.ts: mayBeAsked)
   /** List pages and TTL'd reads; see result-cache.ts for the rules. */
   readonly cache: ResultCache;
   /** Created on the first call that validates; most clients never pay for ajv. */
@@ -193,7 +195,7 @@ export class McpClient {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     if (options?.meta !== undefined) params._meta = options.meta;
     const send = () => this.request<CallToolResult>("tools/call", params, options);
-    let pending = withCallHandlers(this, options?.handlers, send);
+    let pending = this.withHandlers(options?.handlers, send);
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
@@ -208,7 +210,7 @@ export class McpClient {
   /** Served from the cache only when the server gave the result a TTL (2026 era); see result-cache.ts. `handlers`: as callTool's. */
   readResource(uri: string, options?: CachedRequestOptions & Pick<CallToolOptions, "handlers">): Promise<ReadResourceResult> {
     const read = () => this.cached("resources/read", ResultCache.readKey(uri), { uri }, options) as Promise<ReadResourceResult>;
-    return withCallHandlers(this, options?.handlers, read);
+    return this.withHandlers(options?.handlers, read);
   }
   /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
@@ -245,7 +247,7 @@ export class McpClient {
   }
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions & Pick<CallToolOptions, "handlers">): Promise<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
-    return withCallHandlers(this, options?.handlers, () => this.request<GetPromptResult>("prompts/get", params, options));
+    return this.withHandlers(options?.handlers, () => this.request<GetPromptResult>("prompts/get", params, options));
   }
 
   // ---- the rest -----------------------------------------------------------------------------------------
@@ -330,6 +332,12 @@ export class McpClient {
     return this.checked.get(method);
   }
 
+  /** Runs `call` in a scope with a call's own handlers, when the client declared anything a server may ask. */
+  private withHandlers<T>(handlers: CallHandlers | undefined, call: () => Promise<T>): Promise<T> {
+    const scoped = handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
+    return scoped ? withCallHandlers(this, handlers, call) : call();
+  }
+
   /** A request whose result the cache may answer or keep. */
   private cached(method: CachedMethod, key: string, params: Params | undefined, options: CachedRequestOptions | undefined): Promise<Result> {
     const fetch = () => this.request<Result>(method, params, options);
@@ -376,16 +384,6 @@ export class McpClient {
     }
     throw new ProtocolError(`${method}: more than ${MAX_PAGES} pages; stopping`, ErrorCode.InternalError);
   }
-}
-
-function throwIfToolError(name: string, result: CallToolResult): CallToolResult {
-  if (result.isError === true) throw new ToolError(`Tool ${name} reported an error: ${firstText(result) ?? "(no text)"}`, name, result);
-  return result;
-}
-
-function firstText(result: CallToolResult): string | undefined {
-  for (const block of result.content ?? []) if (block.type === "text") return block.text;
-  return undefined;
 }
 
 /** What the result cache asks of its client, as methods on one object rather than two closures per client. */

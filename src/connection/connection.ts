@@ -88,6 +88,11 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private startError: Error | undefined;
   private readonly observer: ConnectionObserver | undefined;
 
+  /** The capabilities this client declares (connection options' `capabilities`). */
+  get clientCapabilities(): Record<string, unknown> {
+    return this.wire.clientCapabilities;
+  }
+
   constructor(transport: Transport, options: ConnectionOptions = {}) {
     super();
     this.transport = transport;

@@ -13,6 +13,19 @@ const NO_STORE = { "cache-control": "no-store" } as const;
 export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  // node:http parses a body that came in the same read as its headers right after the request event:
+  // one microtask later it is buffered whole, and one read() takes it without flowing the stream.
+  return Promise.resolve(request).then((arrived) => (arrived.complete ? buffered(arrived, limit) : streamed(arrived, limit)));
+}
+
+function buffered(request: IncomingMessage, limit: number): Buffer | undefined {
+  const body = (request.read() as Buffer | null) ?? EMPTY;
+  return body.length > limit ? undefined : body;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function streamed(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -42,9 +55,13 @@ export function isJsonContent(header: string | undefined): boolean {
   return header !== undefined && header.split(";", 1)[0]!.trim().toLowerCase() === "application/json";
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { ...NO_STORE, "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers }).end(text);
+  // Headers and body leave in one write: end(text) before anything is flushed.
+  if (headers === undefined)
+    response.writeHead(status, ["cache-control", "no-store", "content-type", "application/json", "content-length", String(Buffer.byteLength(text))]);
+  else response.writeHead(status, { ...NO_STORE, "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  response.end(text);
 }
 
 /** An HTTP failure with a JSON-RPC error body, as the SDK's clients expect to read it. */

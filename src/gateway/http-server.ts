@@ -11,7 +11,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ConfigError } from "../jsonrpc/errors.js";
 import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc/messages.js";
 import { makeAuthenticate, metadataPath, resourceMetadata, type Authenticate } from "./auth.js";
-import type { GatewayHandler, RequestStream } from "./handler.js";
+import type { GatewayHandler } from "./handler.js";
 import { accepts, isJsonContent, openEventStream, readBody, sendError, sendJson, writeEvent } from "./http-io.js";
 import type { GatewaySettings } from "./options.js";
 import type { Downstream } from "./downstream.js";
@@ -134,14 +134,18 @@ export class GatewayServer {
     });
   }
 
-  /** The session a request names; answers 400 or 404 itself when there is none. */
-  private async sessionOf(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<Session | undefined> {
+  /** The session a request names; answers 400 or 404 itself when there is none. Sync when the store is (in memory). */
+  private sessionOf(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Session | undefined | Promise<Session | undefined> {
     const id = request.headers[SESSION_HEADER];
     if (typeof id !== "string" || id === "") {
       sendError(response, 400, "Bad Request: Mcp-Session-Id header is required");
       return undefined;
     }
-    const session = await this.sessions.get(id, principal);
+    const found = this.sessions.get(id, principal);
+    return found instanceof Promise ? found.then((session) => this.seen(session, response)) : this.seen(found, response);
+  }
+
+  private seen(session: Session | undefined, response: ServerResponse): Session | undefined {
     if (session === undefined) sendError(response, 404, "Session not found", -32001);
     else session.lastSeen = Date.now();
     return session;
@@ -165,7 +169,8 @@ export class GatewayServer {
     if ((kind === "request" || kind === "notification") && StatelessHttp.claims(request, message as JsonRpcNotification))
       return this.stateless.post(request, response, message as JsonRpcRequest | JsonRpcNotification, principal);
     if (kind === "request" && (message as JsonRpcRequest).method === "initialize") return this.initialize(message as JsonRpcRequest, response, principal);
-    const session = await this.sessionOf(request, response, principal);
+    const found = this.sessionOf(request, response, principal);
+    const session = found instanceof Promise ? await found : found;
     if (session === undefined) return;
     if (kind !== "request") {
       if (kind === "notification") {
@@ -202,21 +207,16 @@ export class GatewayServer {
     // when the first comes (at once for a progress token); then the response ends it. Else: JSON.
     let streaming = meta?.progressToken !== undefined;
     if (streaming) openEventStream(response);
-    const reply: JsonRpcMessage = await this.answer(message, session, (sent) => {
+    const reply: JsonRpcMessage = await this.handler.handle(message, session, (sent) => {
       if (!streaming) openEventStream(response);
       streaming = true;
       writeEvent(response, sent);
     });
+    // A request that changed the session's state saves it before the answer (replicas read it there).
+    if (message.method === "logging/setLevel") await this.sessions.save(session);
     if (!streaming) return sendJson(response, 200, reply);
     writeEvent(response, reply);
     response.end();
-  }
-
-  /** The handler's answer; a request that changed the session's state saves it first (replicas read it there). */
-  private async answer(message: JsonRpcRequest, session: Session, stream?: RequestStream): Promise<JsonRpcResponse> {
-    const reply = await this.handler.handle(message, session, stream);
-    if (message.method === "logging/setLevel") await this.sessions.save(session);
-    return reply;
   }
 
   private async get(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<void> {

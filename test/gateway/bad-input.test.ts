@@ -1,3 +1,5 @@
+import { connect as connectSocket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { gatewaysAfterEach, initialize, post } from "./helpers.js";
 
@@ -41,6 +43,31 @@ describe("the gateway refuses bad input with the status and JSON-RPC code a clie
       duplex: "half",
     });
     expect(streamed.status).toBe(413);
+  });
+
+  it("a body that comes after its headers, in pieces, is read whole (and one with them at once)", async () => {
+    const { url } = await serve();
+    const id = await session(url);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "echo__echo", arguments: { text: "in pieces" } } });
+    const { port } = new URL(url);
+    const socket = connectSocket(Number(port), "127.0.0.1");
+    let reply = "";
+    socket.setEncoding("utf8").on("data", (chunk: string) => (reply += chunk));
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: ${id}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    try {
+      socket.write(head);
+      await sleep(30);
+      socket.write(body.slice(0, 20));
+      await sleep(30);
+      socket.write(body.slice(20));
+      for (let i = 0; i < 100 && !reply.includes("in pieces"); i++) await sleep(20);
+      expect(reply).toMatch(/^HTTP\/1\.1 200/);
+      expect(reply).toContain('"text":"in pieces"');
+    } finally {
+      socket.destroy();
+    }
+    const whole = await post(url, body.replace("in pieces", "at once"), { "mcp-session-id": id });
+    expect(await whole.json()).toMatchObject({ id: 4, result: { content: [{ type: "text", text: "at once" }] } });
   });
 
   it("a wrong Accept: 406; a wrong Content-Type: 415; an unknown method: 405 or -32601", async () => {

@@ -12,7 +12,7 @@
 import { createParser } from "eventsource-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisFleet, type RedisFleet } from "../../src/fleet/index.js";
-import { serveBoard, type Gateway, type ServeBoardOptions } from "../../src/gateway/index.js";
+import { PASS_THROUGH_CAPABILITIES, serveBoard, type Gateway, type ServeBoardOptions } from "../../src/gateway/index.js";
 import { Switchboard, type SwitchboardInit } from "../../src/switchboard/switchboard.js";
 import { createAskingServer } from "../fixtures/asking-server.js";
 import { startStreamableHttpServer } from "../fixtures/http-servers.js";
@@ -67,7 +67,8 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
 
   async function replica(options: ServeBoardOptions = {}, servers: SwitchboardInit["servers"] = { echo }): Promise<Replica> {
     const fleet = redisFleet({ url: redis.url }, "gwrep");
-    const board = new Switchboard({ servers, fleet });
+    // As `mcp-switchboard serve` makes its board: upstream servers may ask the downstream clients.
+    const board = new Switchboard({ servers, fleet }, { client: { capabilities: PASS_THROUGH_CAPABILITIES } });
     await board.start();
     await fleet.ready();
     const gateway = await serveBoard(board, options);

@@ -64,6 +64,21 @@ describe("serveBoard: the board as one Streamable HTTP server", () => {
     await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
   });
 
+  it("a call after a cancelled one runs to its end: a cancelled call's signal is never reused", async () => {
+    const gateway = await serve();
+    const client = await sdkClient(gateway.url);
+    for (let round = 0; round < 3; round++) {
+      const controller = new AbortController();
+      const call = client.callTool({ name: "echo__slow", arguments: { ms: 20_000 } }, undefined, { signal: controller.signal });
+      await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(1));
+      controller.abort("changed my mind");
+      await expect(call).rejects.toThrow();
+      await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
+      const results = await Promise.all([1, 2].map((n) => client.callTool({ name: "echo__echo", arguments: { text: `after ${n}` } })));
+      expect(results.map((r) => r.content)).toEqual([[{ type: "text", text: "after 1" }], [{ type: "text", text: "after 2" }]]);
+    }
+  });
+
   it("serves resources, templates and prompts of the board, and ends a session on DELETE", async () => {
     const gateway = await serve();
     const client = await sdkClient(gateway.url);
