@@ -4,7 +4,9 @@
  * no stickiness). The official SDK client and our connect() each keep one session through haproxy
  * while their calls land on every replica; a list change and a log message reach the SDK client's GET
  * stream whichever replica holds it; after kill -9 of one replica both sessions go on, and the GET
- * stream comes back on another replica. A process suite (slow): `npm run test:procs`.
+ * stream comes back on another replica. Server requests (sampling) reach a 2025 client on its call's
+ * stream and a 2026 client in input rounds, and their answers reach the replica that asked, wherever
+ * haproxy sends them. A process suite (slow): `npm run test:procs`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { McpClient } from "../../src/client/client.js";
@@ -44,6 +46,13 @@ function upstreamServer(): Promise<StreamableServer> {
       mcp.registerTool("grow", { description: "Adds the tool `extra` on every session." }, async () => {
         for (const tool of extras) tool.enable();
         return { content: [{ type: "text", text: "grown" }] };
+      });
+      mcp.registerTool("ask", { description: "Asks the client's model, on the call's own stream." }, async (extra) => {
+        const answer = await mcp.server.createMessage(
+          { messages: [{ role: "user", content: { type: "text", text: "2+2?" } }], maxTokens: 5 },
+          { relatedRequestId: extra.requestId },
+        );
+        return { content: [{ type: "text", text: answer.content.type === "text" ? answer.content.text : "?" }] };
       });
       const extra = mcp.registerTool("extra", { description: "Listed after grow." }, async () => ({ content: [{ type: "text", text: "extra" }] }));
       extra.disable();
@@ -145,6 +154,27 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
     await redis?.stop();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }, 30_000);
+
+  it("server requests reach the client, and its answers the replica that asked, wherever the balancer sends them", async () => {
+    const sdk = new Client({ name: "sdk-sampling", version: "1.0.0" }, { capabilities: { sampling: {} } });
+    sdk.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", model: "m", content: { type: "text", text: "four" } }));
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(url)));
+    // A 2026 client: each sampling request comes back in an input_required round, whose retry the
+    // balancer sends to the next replica, not the one whose call waits for it.
+    const modern = await connect(
+      { url },
+      { protocol: "2026-07-28", onSampling: () => ({ role: "assistant", model: "m", content: { type: "text", text: "four, in rounds" } }) },
+    );
+    try {
+      for (let i = 0; i < REPLICAS * 2; i++) {
+        expect((await sdk.callTool({ name: "up__ask", arguments: {} })).content).toEqual([{ type: "text", text: "four" }]);
+        expect((await modern.callTool("up__ask", {})).content).toEqual([{ type: "text", text: "four, in rounds" }]);
+      }
+    } finally {
+      await modern.close();
+      await sdk.close();
+    }
+  }, 60_000);
 
   it("one session per client serves calls on every replica, hears list changes and logs, and survives kill -9 of a replica", async () => {
     const sdk = new Client({ name: "sdk-through-haproxy", version: "1.0.0" });
