@@ -146,4 +146,19 @@ try {
 } finally {
   await Promise.all([ours.stop(), sdk.stop(), upstream.stop()]);
 }
-console.log(`\nwrote ${writeResult({ bench: "gateway", title, method, rows, ratios, targets }, started)}`);
+// One group per concurrency, a bar per path: the chart docs/bench/gateway.svg (bench/charts.ts draws it).
+const chart = {
+  title: "Gateway: calls/s by path",
+  xLabel: "concurrency",
+  panels: [
+    {
+      title: "calls/s (instant upstream tool)",
+      unit: "calls/s",
+      groups: [1, 64].map((concurrency) => ({
+        label: `c${concurrency}`,
+        values: Object.fromEntries(rows.filter((row) => row.concurrency === concurrency).map((row) => [row.client, Number(row.reqPerSec)])),
+      })),
+    },
+  ],
+};
+console.log(`\nwrote ${writeResult({ bench: "gateway", title, method, rows, ratios, targets, chart }, started)}`);
