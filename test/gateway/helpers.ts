@@ -44,3 +44,23 @@ export const initialize = JSON.stringify({
   method: "initialize",
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
+
+/** A raw 2026 `subscriptions/listen` POST asking for `notifications`; abort `signal` to close it. */
+export function postListen(url: string, id: string | number, notifications: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
+  };
+  return fetch(url, {
+    method: "POST",
+    signal,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { _meta, notifications } }),
+  });
+}

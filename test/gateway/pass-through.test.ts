@@ -10,7 +10,7 @@ import {
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { FALLBACK_META_KEY } from "../../src/gateway/index.js";
 import { startStreamableHttpServer } from "../fixtures/http-servers.js";
-import { echo, gatewaysAfterEach } from "./helpers.js";
+import { echo, gatewaysAfterEach, postListen } from "./helpers.js";
 
 const { serve, sdkClient } = gatewaysAfterEach();
 
@@ -130,29 +130,7 @@ describe("resource subscriptions on a 2026 listen", () => {
     try {
       const gateway = await serve({ servers: { files: { url: upstream.url } } });
       const controller = new AbortController();
-      const response = await fetch(gateway.url, {
-        method: "POST",
-        signal: controller.signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "subscriptions/listen",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 7,
-          method: "subscriptions/listen",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-              "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
-            },
-            notifications: { resourceSubscriptions: ["test://notes", "test://nowhere"] },
-          },
-        }),
-      });
+      const response = await postListen(gateway.url, 7, { resourceSubscriptions: ["test://notes", "test://nowhere"] }, controller.signal);
       const reader = response.body!.getReader();
       const events: Array<{ method: string; params: Record<string, unknown> }> = [];
       let buffered = "";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveBoard, type Gateway } from "../../src/gateway/index.js";
 import { Switchboard } from "../../src/switchboard/switchboard.js";
-import { echo, post } from "./helpers.js";
+import { echo, post, postListen } from "./helpers.js";
 
 const VERSION = "2026-07-28";
 const envelope = (extra: Record<string, unknown> = {}) => ({
@@ -106,22 +106,7 @@ describe("the 2026 wire, request by request", () => {
 
   it("a listen is acknowledged with what it will get, and its notifications carry its id", async () => {
     const controller = new AbortController();
-    const response = await fetch(gateway.url, {
-      method: "POST",
-      signal: controller.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": VERSION,
-        "mcp-method": "subscriptions/listen",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "listen-1",
-        method: "subscriptions/listen",
-        params: { _meta: envelope(), notifications: { toolsListChanged: true, resourceSubscriptions: ["test://x"] } },
-      }),
-    });
+    const response = await postListen(gateway.url, "listen-1", { toolsListChanged: true, resourceSubscriptions: ["test://x"] }, controller.signal);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = response.body!.getReader();
     let text = "";
