@@ -60,3 +60,39 @@ describe("resources, templates, prompts and completions through the gateway", ()
     expect(none.completion.values).toEqual([]);
   });
 });
+
+describe("MCP Apps through the gateway", () => {
+  it("a tool's _meta.ui and its ui:// resource (mime type, _meta, HTML) reach the client unchanged", async () => {
+    const ui = { resourceUri: "ui://weather/forecast.html", csp: { connectDomains: ["https://api.example.test"] }, prefersBorder: true };
+    const html = '<!doctype html><div id="forecast"></div><script type="module">window.parent.postMessage({ jsonrpc: "2.0" }, "*")</script>';
+    const server = new McpServer({ name: "weather", version: "1.0.0" });
+    server.registerTool("forecast", { description: "A forecast, shown in its app.", _meta: { ui } }, async () => ({
+      content: [{ type: "text", text: "sunny" }],
+      structuredContent: { sky: "sunny" },
+      _meta: { ui: { resourceUri: ui.resourceUri } },
+    }));
+    server.registerResource("forecast-app", ui.resourceUri, { mimeType: "text/html;profile=mcp-app", _meta: { ui: { prefersBorder: true } } }, (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/html;profile=mcp-app", text: html, _meta: { ui: { csp: ui.csp } } }],
+    }));
+    const gateway = await serve({
+      servers: {
+        weather: {
+          transport: () => {
+            const [client, serverSide] = memoryPair();
+            void server.connect(toSdkTransport(serverSide));
+            return client;
+          },
+        },
+      },
+    });
+    const client = await sdkClient(gateway.url);
+    const [tool] = (await client.listTools()).tools;
+    expect(tool).toMatchObject({ name: "weather__forecast", _meta: { ui } });
+    const result = await client.callTool({ name: "weather__forecast", arguments: {} });
+    expect(result).toMatchObject({ structuredContent: { sky: "sunny" }, _meta: { ui: { resourceUri: ui.resourceUri } } });
+    const [listed] = (await client.listResources()).resources;
+    expect(listed).toMatchObject({ uri: ui.resourceUri, mimeType: "text/html;profile=mcp-app", _meta: { ui: { prefersBorder: true } } });
+    const read = await client.readResource({ uri: ui.resourceUri });
+    expect(read.contents).toEqual([{ uri: ui.resourceUri, mimeType: "text/html;profile=mcp-app", text: html, _meta: { ui: { csp: ui.csp } } }]);
+  });
+});
