@@ -4,11 +4,13 @@
  * sends the retry anywhere. A replica that does not hold the retry's `requestState` asks every replica
  * through the fleet's Redis; the one holding it says so at once, runs the round, and sends its outcome
  * back. Nobody saying so within CLAIM_MS means no replica holds it (expired, used, or its replica is
- * gone): the client gets -32602 as in one process. The client closing its retry cancels the round
- * where it runs.
+ * gone): the client gets -32602 as in one process. While the round runs its holder says it is alive
+ * every ALIVE_MS; three of those without a word mean the holder died, and the retry fails saying so
+ * rather than waiting forever. The client closing its retry cancels the round where it runs.
  */
 import { randomBytes } from "node:crypto";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
+import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
 import type { InputRounds, RelayedRound } from "./input-required.js";
@@ -18,20 +20,24 @@ type Params = Record<string, unknown>;
 
 /** How long a replica waits for another to say it holds a retry's call: a Redis round trip or two. */
 export const CLAIM_MS = 2_000;
+/** How often the replica running another's round says it still does. */
+export const ALIVE_MS = 5_000;
 
 type Note =
   | { t: "ask"; c: string; round: RelayedRound }
   | { t: "held"; c: string }
+  | { t: "alive"; c: string }
   | { t: "done"; c: string; result?: Params; error?: JsonRpcErrorObject }
   | { t: "cancel"; c: string };
 
 interface Asking {
+  /** The holder claimed the round, or said it still runs it. */
   held(): void;
   done(note: Extract<Note, { t: "done" }>): void;
 }
 
 /** Makes `rounds` pass retries it does not hold to the other replicas, and run theirs that it holds. */
-export function relayRounds(share: GatewaySessionShare, rounds: InputRounds): void {
+export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, timing = { claimMs: CLAIM_MS, aliveMs: ALIVE_MS }): void {
   const send = (note: Note) => share.relay(JSON.stringify(note));
   /** This replica's retries waiting on another's round, by correlation id. */
   const asking = new Map<string, Asking>();
@@ -46,17 +52,20 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds): vo
       if (round === undefined) return;
       running.set(note.c, controller);
       send({ t: "held", c: note.c });
+      const alive = setInterval(() => send({ t: "alive", c: note.c }), timing.aliveMs);
+      alive.unref();
       void round
         .then(
           (result): Note => ({ t: "done", c: note.c, result }),
           (error: unknown): Note => ({ t: "done", c: note.c, error: wireError(error) }),
         )
         .then((done) => {
+          clearInterval(alive);
           running.delete(note.c);
           send(done);
         });
     } else if (note.t === "cancel") running.get(note.c)?.abort();
-    else if (note.t === "held") asking.get(note.c)?.held();
+    else if (note.t === "held" || note.t === "alive") asking.get(note.c)?.held();
     else asking.get(note.c)?.done(note);
   });
 
@@ -64,19 +73,32 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds): vo
     new Promise<Params | undefined>((resolve, reject) => {
       const c = randomBytes(12).toString("base64url");
       const finish = (then: () => void) => {
-        clearTimeout(unclaimed);
+        clearTimeout(silence);
         signal.removeEventListener("abort", onAbort);
         asking.delete(c);
         then();
       };
-      // One timer per retry that reached the wrong replica, not per call: most calls never ask.
-      const unclaimed = setTimeout(() => finish(() => resolve(undefined)), CLAIM_MS);
+      const holderGone = () =>
+        finish(() =>
+          reject(
+            new ProtocolError(
+              `The gateway replica running ${round.what} stopped answering (it may have died), and the call with it: make the call again`,
+              ErrorCode.InternalError,
+            ),
+          ),
+        );
+      // One timer per retry that reached the wrong replica, not per call: most calls never ask. Unclaimed
+      // within claimMs, no replica holds it; claimed, the holder must speak every aliveMs.
+      let silence = setTimeout(() => finish(() => resolve(undefined)), timing.claimMs).unref();
       const onAbort = () => {
         send({ t: "cancel", c });
         finish(() => reject(new RequestCancelledError(`${round.what} was cancelled by the client`)));
       };
       asking.set(c, {
-        held: () => clearTimeout(unclaimed),
+        held: () => {
+          clearTimeout(silence);
+          silence = setTimeout(holderGone, timing.aliveMs * 3).unref();
+        },
         done: (note) => finish(() => (note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error)))),
       });
       signal.addEventListener("abort", onAbort, { once: true });

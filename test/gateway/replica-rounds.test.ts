@@ -1,0 +1,64 @@
+/**
+ * The input-round relay between replicas (src/gateway/replica-rounds.ts) over an in-memory stand-in for
+ * the fleet's channel, where a replica can fall silent at will: a retry nobody holds is undefined after
+ * the claim window, a held one gets the holder's outcome, and a holder that stops speaking mid-round
+ * (died) fails the retry with a message saying so instead of leaving the client waiting forever.
+ */
+import { describe, expect, it } from "vitest";
+import type { GatewaySessionShare } from "../../src/fleet/gateway-sessions.js";
+import type { InputRounds, RelayedRound } from "../../src/gateway/input-required.js";
+import { relayRounds } from "../../src/gateway/replica-rounds.js";
+
+/** Replicas on one channel; `silence(i)` drops everything replica i sends from then on. */
+function channel() {
+  const listeners: Array<(note: string) => void> = [];
+  const silenced = new Set<number>();
+  const share = (index: number) =>
+    ({
+      relay: (note: string) => {
+        if (silenced.has(index)) return;
+        for (const listener of listeners) queueMicrotask(() => listener(note));
+      },
+      listenRounds: (heard: (note: string) => void) => void listeners.push(heard),
+    }) as unknown as GatewaySessionShare;
+  return { share, silence: (index: number) => silenced.add(index) };
+}
+
+/** Just what the relay uses of InputRounds: `relay` set on it, `resumeRelayed` answered by `hold`. */
+function rounds(hold: (round: RelayedRound) => Promise<Record<string, unknown>> | undefined = () => undefined) {
+  return { relay: undefined, resumeRelayed: (round: RelayedRound) => hold(round) } as unknown as InputRounds;
+}
+
+const round: RelayedRound = { state: "s1", principal: undefined, what: "tools/call ask", inputResponses: {} };
+const timing = { claimMs: 100, aliveMs: 40 };
+
+describe("input rounds relayed between replicas", () => {
+  it("a state no replica holds is undefined once the claim window passes", async () => {
+    const { share } = channel();
+    const [a, b] = [rounds(), rounds()];
+    relayRounds(share(0), a, timing);
+    relayRounds(share(1), b, timing);
+    expect(await a.relay!(round, new AbortController().signal)).toBeUndefined();
+  });
+
+  it("a held state gets the holder's outcome, however long its round takes while it says it is alive", async () => {
+    const { share } = channel();
+    const asker = rounds();
+    const holder = rounds((r) => (r.state === "s1" ? new Promise((resolve) => setTimeout(() => resolve({ content: [{ text: "done" }] }), 300)) : undefined));
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    expect(await asker.relay!(round, new AbortController().signal)).toEqual({ content: [{ text: "done" }] });
+  });
+
+  it("a holder that falls silent mid-round fails the retry, naming the call", async () => {
+    const { share, silence } = channel();
+    const asker = rounds();
+    const holder = rounds(() => {
+      setTimeout(() => silence(1), 20); // claimed, then gone: a replica killed while the call ran
+      return new Promise(() => {});
+    });
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    await expect(asker.relay!(round, new AbortController().signal)).rejects.toThrow(/replica running tools\/call ask stopped answering/);
+  });
+});
