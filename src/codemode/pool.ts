@@ -10,6 +10,7 @@
  * worker that dies (its run fails with a `WorkerError`). Runs wait in order for a free worker, so the
  * pool cannot deadlock: every run ends, and every end frees or replaces its worker.
  */
+import { AsyncResource } from "node:async_hooks";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
@@ -72,6 +73,9 @@ export class EnginePool {
   /** Runs the job in a worker; resolves, never rejects, also when the worker dies or is stopped. */
   run(job: PoolJob): Promise<EngineRun> {
     if (job.signal.aborted) return Promise.resolve({ outcome: aborted, logs: [] });
+    // A worker's messages arrive in the async context it was started in, that of the first run it ran:
+    // the run's tool calls go back to the run's own context (its span, for telemetry) explicitly.
+    job = { ...job, hostCall: AsyncResource.bind(job.hostCall) };
     return new Promise((resolve) => {
       const waiting: Waiting = {
         job,

@@ -33,6 +33,17 @@ describe("code mode telemetry", () => {
     expect(spans.filter((span) => span.attributes[ATTR_MCP_METHOD_NAME] === "tools/call")).toHaveLength(2);
   });
 
+  it("a warm worker's next run: its calls are children of its own code.run span, not of the run that started the worker", async () => {
+    const h = await harness();
+    const { board } = await boards({ client: { protocol: "legacy", telemetry: h.telemetry } });
+    const code = codeMode(board, { events: h.telemetry.codeModeEvents() });
+    for (let i = 0; i < 3; i++) expect((await code.run(`return (await tools.math.add({ a: ${i}, b: 1 }));`)).value).toBe(String(i + 1));
+    const runs = h.spans().filter((span) => span.name === "code.run");
+    const calls = h.spans().filter((span) => span.name === "execute_tool math__add");
+    expect(runs).toHaveLength(3);
+    expect(calls.map((call) => call.parentSpanContext?.spanId)).toEqual(runs.map((run) => run.spanContext().spanId));
+  });
+
   it("a failed run and a tool error are recorded on their spans", async () => {
     const h = await harness();
     const { board } = await boards({ client: { protocol: "legacy", telemetry: h.telemetry } });
