@@ -12,25 +12,22 @@
  */
 import { randomBytes } from "node:crypto";
 import { META_CLIENT_CAPABILITIES } from "../connection/eras/modern-wire.js";
+import { isModern } from "../connection/eras/versions.js";
 import type { CallHandlers } from "../client/call-handlers.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import { isObject } from "../util/guards.js";
 import type { Downstream } from "./downstream.js";
+import { pendingAnswer, type Settle } from "./pending-answer.js";
 
 type Params = Record<string, unknown>;
 /** Sends a message on the stream of the call a request belongs to. */
 export type CallStream = (message: JsonRpcNotification | JsonRpcRequest) => void;
 
-interface Waiting {
-  resolve(result: Params): void;
-  reject(error: Error): void;
-}
-
 /** The requests sent to one downstream client and not answered yet, by id. */
 export class ClientRequests {
-  private readonly waiting = new Map<JsonRpcId, Waiting>();
+  private readonly waiting = new Map<JsonRpcId, Settle<Params>>();
   private next = 0;
   /**
    * Replicas that run calls of one session each ask its client, and its answers may land on any of them
@@ -42,23 +39,18 @@ export class ClientRequests {
   ask(downstream: Downstream, method: string, params: Params, signal: AbortSignal, stream: CallStream | undefined): Promise<Params> {
     if (signal.aborted) return Promise.reject(new RequestCancelledError(`${method} was cancelled before it reached the client`));
     const id = `gateway-${this.tag}-${++this.next}`;
-    return new Promise<Params>((resolve, reject) => {
-      const onAbort = () => {
+    const send = stream ?? ((message: JsonRpcNotification | JsonRpcRequest) => downstream.push(message));
+    const answer = pendingAnswer<Params>(
+      signal,
+      (settle) => this.waiting.set(id, settle),
+      () => {
         this.waiting.delete(id);
         send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "The server cancelled its request" } });
-        reject(new RequestCancelledError(`${method} was cancelled by the server`));
-      };
-      const settle =
-        <T>(then: (value: T) => void) =>
-        (value: T) => {
-          signal.removeEventListener("abort", onAbort);
-          then(value);
-        };
-      this.waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      signal.addEventListener("abort", onAbort, { once: true });
-      const send = stream ?? ((message: JsonRpcNotification | JsonRpcRequest) => downstream.push(message));
-      send({ jsonrpc: "2.0", id, method, params });
-    });
+        return new RequestCancelledError(`${method} was cancelled by the server`);
+      },
+    );
+    send({ jsonrpc: "2.0", id, method, params });
+    return answer;
   }
 
   /** The client's answer to one of our requests; false when none waits for it (late, or never ours). */
@@ -119,7 +111,7 @@ export function handlersFor(downstream: Downstream, stream: CallStream | undefin
  * request's `_meta`, and refuses with -32021 what it would need and was not offered).
  */
 export function modernCapabilities(downstream: Downstream): { meta?: Record<string, unknown> } {
-  if (!downstream.protocolVersion.startsWith("2026")) return {};
+  if (!isModern(downstream.protocolVersion)) return {};
   const declared: Record<string, unknown> = {};
   for (const capability of Object.values(CAPABILITY)) {
     const value = downstream.capabilities?.[capability];

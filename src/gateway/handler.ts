@@ -7,7 +7,7 @@
  */
 import { getEventListeners } from "node:events";
 import type { CallToolResult } from "../client/types.js";
-import { LEGACY_PROTOCOL_VERSIONS } from "../connection/eras/versions.js";
+import { isModern, LEGACY_PROTOCOL_VERSIONS } from "../connection/eras/versions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
@@ -174,7 +174,7 @@ export class GatewayHandler {
     stream: RequestStream | undefined,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ): Promise<Params> {
-    if (downstream.protocolVersion.startsWith("2026")) return this.inputRounds.call(what, params, downstream, signal, run);
+    if (isModern(downstream.protocolVersion)) return this.inputRounds.call(what, params, downstream, signal, run);
     return run(handlersFor(downstream, stream), signal);
   }
 

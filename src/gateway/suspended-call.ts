@@ -15,16 +15,15 @@ import type { HandlerContext } from "../client/options.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
+import { pendingAnswer, type Settle } from "./pending-answer.js";
 
 type Params = Record<string, unknown>;
 
-interface Asked {
+interface Asked extends Settle<Params> {
   readonly method: string;
   readonly params: Params;
   /** In an `input_required` result already: the next round must answer it. */
   sent: boolean;
-  resolve(result: Params): void;
-  reject(error: Error): void;
 }
 
 /** What a round ends with: the call's result, or the requests the client must answer first. */
@@ -127,23 +126,18 @@ export class SuspendedCall {
 
   /** `upstreamKey`: a 2026 server's own key for it, kept when free (the client sees what the server named). */
   private ask(method: string, params: Params, signal: AbortSignal, upstreamKey: string | undefined): Promise<Params> {
-    return new Promise<Params>((resolve, reject) => {
-      let key = upstreamKey ?? `${KIND[method]}-${++this.next}`;
-      while (this.asked.has(key)) key = `${KIND[method]}-${++this.next}`;
-      const onAbort = () => {
+    let key = upstreamKey ?? `${KIND[method]}-${++this.next}`;
+    while (this.asked.has(key)) key = `${KIND[method]}-${++this.next}`;
+    const answer = pendingAnswer<Params>(
+      signal,
+      (settle) => this.asked.set(key, { method, params, sent: false, ...settle }),
+      () => {
         this.asked.delete(key);
-        reject(new RequestCancelledError(`${method} was cancelled by the server`));
-      };
-      const settled =
-        <T>(then: (value: T) => void) =>
-        (value: T) => {
-          signal.removeEventListener("abort", onAbort);
-          then(value);
-        };
-      this.asked.set(key, { method, params, sent: false, resolve: settled(resolve), reject: settled(reject) });
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.wake?.();
-    });
+        return new RequestCancelledError(`${method} was cancelled by the server`);
+      },
+    );
+    this.wake?.();
+    return answer;
   }
 
   private settle(outcome: { result: Params } | { error: unknown }): void {

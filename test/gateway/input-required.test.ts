@@ -5,7 +5,7 @@
  * and both kinds of upstream: a 2025 SDK server asking on the call's stream, a 2026 server asking
  * inside its results. The state is the gateway's: forged, reused or another principal's is refused.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { ClientOptions } from "../../src/client/options.js";
 import { PASS_THROUGH_CAPABILITIES } from "../../src/gateway/index.js";
@@ -15,17 +15,12 @@ import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 import { gatewaysAfterEach, post } from "./helpers.js";
 
 const { serve, track } = gatewaysAfterEach();
-let upstream: { url: string; close(): Promise<void> } | undefined;
-afterEach(async () => {
-  await upstream?.close();
-  upstream = undefined;
-});
 
 const client = { capabilities: PASS_THROUGH_CAPABILITIES };
 const VERSION = "2026-07-28";
 
 async function servedAskingServer(options: { auth?: { apiKeys: Record<string, string> } } = {}) {
-  const asking = (upstream = await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+  const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
   return serve({ servers: { up: { url: asking.url, shared: true } }, client }, options);
 }
 
@@ -99,7 +94,7 @@ describe("MRTR through the gateway: a 2026 client answers a server's requests in
   });
 
   it("a 2026 server's input requests (inside its results) reach the 2026 client the same way", async () => {
-    const modernUpstream = (upstream = await startSdkV2Http("reject"));
+    const modernUpstream = track(await startSdkV2Http("reject"));
     const gateway = await serve({ servers: { modern: { url: modernUpstream.url } }, client });
     const { client: modern, asked } = await modernClient(gateway.url);
     expect(textOf(await modern.callTool("modern__summarize", { topic: "gateways" }))).toBe("forty-two | file:///home/ada/project");
@@ -107,7 +102,7 @@ describe("MRTR through the gateway: a 2026 client answers a server's requests in
   });
 
   it("a 2026 server's own keys reach the client, both in one round, and the answers go back under them", async () => {
-    const modernUpstream = (upstream = await startSdkV2Http("reject"));
+    const modernUpstream = track(await startSdkV2Http("reject"));
     const gateway = await serve({ servers: { modern: { url: modernUpstream.url } }, client });
     const { first, retry } = await firstRound(gateway.url, "modern__summarize", { topic: "keys" });
     const requests = first.result!.inputRequests as Record<string, { method: string }>;

@@ -3,7 +3,7 @@
  * downstream client whose call caused them, and its answers go back: end to end with real peers (the
  * official SDK's McpServer upstream over Streamable HTTP or stdio, the SDK's Client downstream).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,16 +14,11 @@ import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 import { echo, gatewaysAfterEach } from "./helpers.js";
 
 const { serve, track } = gatewaysAfterEach();
-let upstream: { url: string; close(): Promise<void> } | undefined;
-afterEach(async () => {
-  await upstream?.close();
-  upstream = undefined;
-});
 
 const client = { capabilities: PASS_THROUGH_CAPABILITIES };
 
 async function servedAskingServer(eventStore = false) {
-  const asking = (upstream = await startStreamableHttpServer({ stateful: true, eventStore, createServer: createAskingServer }));
+  const asking = track(await startStreamableHttpServer({ stateful: true, eventStore, createServer: createAskingServer }));
   return serve({ servers: { up: { url: asking.url } }, client });
 }
 
@@ -106,7 +101,7 @@ describe("server requests through the gateway", () => {
   });
 
   it("a 2026-era server's input requests (inside its results) reach the calling client too", async () => {
-    const modern = (upstream = await startSdkV2Http("reject"));
+    const modern = track(await startSdkV2Http("reject"));
     const gateway = await serve({ servers: { modern: { url: modern.url } }, client });
     const { sdk, asked } = await downstream(gateway.url, { sampling: {}, roots: {} });
     expect(textOf(await sdk.callTool({ name: "modern__summarize", arguments: { topic: "gateways" } }))).toBe("forty-two | file:///home/ada/project");
