@@ -1,10 +1,13 @@
 /** What the gateway tests share: a board of the bundled echo server (stdio), served, and closed after each test. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { serveBoard, type Gateway, type ServeBoardOptions } from "../../src/gateway/index.js";
 import type { Switchboard, SwitchboardInit } from "../../src/switchboard/switchboard.js";
 import { boardsAfterEach, echoServer, node } from "../switchboard/board-helpers.js";
 import { closeAfterEach } from "../helpers/close-after-each.js";
+import { startStreamableHttpServer } from "../fixtures/http-servers.js";
 
 export const echo = { command: node, args: [echoServer] };
 
@@ -63,4 +66,22 @@ export function postListen(url: string, id: string | number, notifications: Reco
     },
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { _meta, notifications } }),
   });
+}
+
+/** An upstream server of one subscribable resource that records its subscribe and unsubscribe requests. */
+export async function filesServer() {
+  const calls: string[] = [];
+  const servers: McpServer[] = [];
+  const upstream = await startStreamableHttpServer({
+    stateful: true,
+    createServer: () => {
+      const server = new McpServer({ name: "files", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } });
+      server.registerResource("notes", "test://notes", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "n" }] }));
+      server.server.setRequestHandler(SubscribeRequestSchema, async (request) => (calls.push(`subscribe ${request.params.uri}`), {}));
+      server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => (calls.push(`unsubscribe ${request.params.uri}`), {}));
+      servers.push(server);
+      return server;
+    },
+  });
+  return { calls, upstream, updated: (uri: string) => servers.at(-1)!.server.sendResourceUpdated({ uri }) };
 }

@@ -1,16 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  LoggingMessageNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  SubscribeRequestSchema,
-  ToolListChangedNotificationSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { FALLBACK_META_KEY } from "../../src/gateway/index.js";
-import { startStreamableHttpServer } from "../fixtures/http-servers.js";
-import { echo, gatewaysAfterEach, postListen } from "./helpers.js";
+import { echo, filesServer, gatewaysAfterEach, postListen } from "./helpers.js";
 
 const { serve, sdkClient } = gatewaysAfterEach();
 
@@ -63,24 +55,6 @@ describe("what passes through the gateway", () => {
     expect(result._meta?.[FALLBACK_META_KEY]).toMatchObject({ from: "a", to: "b" });
   });
 });
-
-/** An upstream server of one subscribable resource that records its subscribe and unsubscribe requests. */
-async function filesServer() {
-  const calls: string[] = [];
-  const servers: McpServer[] = [];
-  const upstream = await startStreamableHttpServer({
-    stateful: true,
-    createServer: () => {
-      const server = new McpServer({ name: "files", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } });
-      server.registerResource("notes", "test://notes", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "n" }] }));
-      server.server.setRequestHandler(SubscribeRequestSchema, async (request) => (calls.push(`subscribe ${request.params.uri}`), {}));
-      server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => (calls.push(`unsubscribe ${request.params.uri}`), {}));
-      servers.push(server);
-      return server;
-    },
-  });
-  return { calls, upstream, updated: (uri: string) => servers.at(-1)!.server.sendResourceUpdated({ uri }) };
-}
 
 describe("resource subscriptions (2025 era)", () => {
   it("a client's subscription is made upstream once, its updates reach the client, and the last unsubscribe ends it", async () => {

@@ -1,13 +1,14 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { serveStdio } from "../../src/gateway/stdio.js";
-import { gatewaysAfterEach, echo } from "./helpers.js";
+import type { SwitchboardInit } from "../../src/switchboard/switchboard.js";
+import { filesServer, gatewaysAfterEach, echo } from "./helpers.js";
 
 const { board } = gatewaysAfterEach();
 
 /** The gateway on a pair of in-memory pipes: lines in, each line out parsed. */
-async function stdioGateway() {
-  const b = board({ servers: { echo } });
+async function stdioGateway(servers: SwitchboardInit["servers"] = { echo }) {
+  const b = board({ servers });
   await b.start();
   const input = new PassThrough();
   const output = new PassThrough();
@@ -113,5 +114,34 @@ describe("serveStdio: the 2026-07-28 era, request by request", () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(lines.length).toBe(before);
     gateway.close();
+  });
+
+  it("a listen's resourceSubscriptions: acknowledged with the URIs it got, updates tagged, unsubscribed upstream on cancel", async () => {
+    const { calls, upstream, updated } = await filesServer();
+    try {
+      const { gateway, lines, send } = await stdioGateway({ files: { url: upstream.url } });
+      const notifications = { resourceSubscriptions: ["test://notes", "test://nowhere"] };
+      send({ jsonrpc: "2.0", id: "l2", method: "subscriptions/listen", params: { _meta: meta, notifications } });
+      await vi.waitFor(() =>
+        expect(lines).toContainEqual({
+          jsonrpc: "2.0",
+          method: "notifications/subscriptions/acknowledged",
+          params: { notifications: { resourceSubscriptions: ["test://notes"] }, _meta: { "io.modelcontextprotocol/subscriptionId": "l2" } },
+        }),
+      );
+      await updated("test://notes");
+      await vi.waitFor(() =>
+        expect(lines).toContainEqual({
+          jsonrpc: "2.0",
+          method: "notifications/resources/updated",
+          params: { uri: "test://notes", _meta: { "io.modelcontextprotocol/subscriptionId": "l2" } },
+        }),
+      );
+      send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "l2" } });
+      await vi.waitFor(() => expect(calls).toEqual(["subscribe test://notes", "unsubscribe test://notes"]));
+      gateway.close();
+    } finally {
+      await upstream.close();
+    }
   });
 });
