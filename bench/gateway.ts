@@ -4,11 +4,15 @@
  * Server per session forwarding to one SDK Client, bench/lib/gateway-proxy.ts). The upstream is the
  * raw HTTP responder (an instant `echo` tool over Streamable HTTP, JSON replies) in its own process;
  * each proxy runs in its own process too; the load comes from this process with our client (2025 era).
+ * A fourth path is the floor: a forwarder that knows nothing of MCP (node:http in, undici out, bytes
+ * untouched), which no gateway built on those two can beat; it says how much of the gap to direct is
+ * the extra hop itself and how much is the gateway's own work.
  *
  * Each round runs the three paths in an order that rotates from round to round; the result is the
  * median over GATEWAY_ROUNDS (default 3). Then: the p50 latency the gateway adds at concurrency 1, and
  * the heap per idle session (1,000 sessions opened on an in-process gateway). Goals at concurrency 64:
  * the gateway ≥ 0.5x direct and ≥ 2x the SDK proxy.
+ * The CPU each process spends per call at c64 is read from /proc (Linux), to say where the time goes.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,28 +23,36 @@ import { machine, writeResult } from "./lib/results.js";
 import { connect, Switchboard } from "./lib/runtime.js";
 import { startServerProcess, type ServerProcess } from "./lib/server-process.js";
 import { drive, machineLine, summarise, table, type Row } from "./lib/stats.js";
+import { cpuPerCall } from "./lib/process-cpu.js";
 import { round2 } from "./lib/throughput-matrix.js";
 
 const ROUNDS = Number(process.env.GATEWAY_ROUNDS ?? 3);
 const CALLS: Record<number, number> = { 1: 1_000, 64: 10_000 };
-const SESSIONS = 1_000;
+/** Idle sessions one gateway process is made to hold (maxSessions raised to fit): "how many can one hold". */
+const SESSIONS = Number(process.env.GATEWAY_SESSIONS ?? 100_000);
 const DIRECT = "direct";
 const OURS = "our gateway";
 const SDK = "SDK-only proxy";
-const PATHS = [DIRECT, OURS, SDK] as const;
+const FLOOR = "bytes-only forwarder";
+const PATHS = [DIRECT, OURS, FLOOR, SDK] as const;
 type Path = (typeof PATHS)[number];
+const CPU_OF = ["client", "proxy", "upstream"] as const;
 
 const { serveBoard } = (await import(
   process.env.BENCH_DIST ? new URL("../dist/gateway/index.js", import.meta.url).href : "../src/gateway/index.js"
 )) as typeof GatewayModule;
 
-function startProxy(mode: "ours" | "sdk", upstream: string): Promise<ServerProcess> {
+function startProxy(mode: "ours" | "sdk" | "raw", upstream: string): Promise<ServerProcess> {
   const script = fileURLToPath(new URL("./lib/gateway-proxy.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, mode, upstream], { stdio: ["pipe", "pipe", "inherit"] });
+  // The SDK proxy warns once per call past 1,500 abort listeners on one signal (its leak, docs/guide/gateway.md):
+  // thousands of lines that would bury the tables, so its warnings are off.
+  const env = mode === "sdk" ? { ...process.env, NODE_NO_WARNINGS: "1" } : process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", script, mode, upstream], { stdio: ["pipe", "pipe", "inherit"], env });
   return new Promise((resolve, reject) => {
     child.stdout.once("data", (chunk: Buffer) =>
       resolve({
         port: Number(chunk.toString().trim()),
+        pid: child.pid!,
         stop: () =>
           new Promise<void>((done) => {
             child.once("exit", () => done());
@@ -53,13 +65,24 @@ function startProxy(mode: "ours" | "sdk", upstream: string): Promise<ServerProce
   });
 }
 
-async function run(path: Path, url: string, concurrency: number): Promise<Row> {
+interface Measured {
+  row: Row;
+  /** CPU µs per call of each process on the path: this one (the client), the proxy, the upstream. */
+  cpu: Record<string, number>;
+}
+
+async function run(path: Path, url: string, concurrency: number): Promise<Measured> {
   // One connection more than the calls at once: a proxy's GET stream holds one for as long as the session.
   const client = await connect({ url, connections: concurrency + 1 }, { protocol: "legacy" });
   const tool = path === OURS ? "up__echo" : "echo";
   try {
     await drive("warm-up", 200, concurrency, () => client.callTool(tool, ECHO_ARGS));
-    return summarise(await drive(path, CALLS[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS)));
+    const pids: Record<string, number> = { client: process.pid, upstream: upstream.pid };
+    if (path !== DIRECT) pids.proxy = proxies[path].pid;
+    const { result, cpu } = await cpuPerCall(pids, CALLS[concurrency], () =>
+      drive(path, CALLS[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS)),
+    );
+    return { row: summarise(result), cpu };
   } finally {
     await client.close();
   }
@@ -67,11 +90,11 @@ async function run(path: Path, url: string, concurrency: number): Promise<Row> {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** Heap per idle 2025-era session: SESSIONS sessions opened by `initialize` on a gateway in this process. */
-async function sessionHeap(upstream: string): Promise<number> {
+/** Heap per idle 2025-era session, and the process's RSS: SESSIONS sessions opened by `initialize` on a gateway in this process. */
+async function sessionHeap(upstream: string): Promise<{ bytesPerSession: number; rssMiB: number; openSeconds: number }> {
   const board = new Switchboard({ servers: { up: { url: upstream } }, client: { protocol: "legacy" } });
   await board.start();
-  const gateway = await serveBoard(board, { port: 0 });
+  const gateway = await serveBoard(board, { port: 0, maxSessions: SESSIONS + 20 });
   try {
     const body = JSON.stringify({
       jsonrpc: "2.0",
@@ -85,10 +108,12 @@ async function sessionHeap(upstream: string): Promise<number> {
       );
     for (let i = 0; i < 20; i++) await open(); // the server's own first-use allocations, outside the reading
     const before = await settledHeap();
-    for (let i = 0; i < SESSIONS; i += 50) await Promise.all(Array.from({ length: 50 }, open));
+    const opening = performance.now();
+    for (let i = 0; i < SESSIONS; i += 100) await Promise.all(Array.from({ length: Math.min(100, SESSIONS - i) }, open));
+    const openSeconds = (performance.now() - opening) / 1000;
     const after = await settledHeap();
     if (gateway.sessions !== SESSIONS + 20) throw new Error(`expected ${SESSIONS + 20} sessions, found ${gateway.sessions}`);
-    return (after - before) / SESSIONS;
+    return { bytesPerSession: (after - before) / SESSIONS, rssMiB: process.memoryUsage().rss / 2 ** 20, openSeconds };
   } finally {
     await gateway.close();
     await board.stop();
@@ -98,25 +123,33 @@ async function sessionHeap(upstream: string): Promise<number> {
 const started = machine();
 const upstream = await startServerProcess(fileURLToPath(new URL("../examples/servers/raw-http-responder.mjs", import.meta.url)));
 const upstreamUrl = `http://127.0.0.1:${upstream.port}/mcp`;
-const ours = await startProxy("ours", upstreamUrl);
-const sdk = await startProxy("sdk", upstreamUrl);
-const urls: Record<Path, string> = { [DIRECT]: upstreamUrl, [OURS]: `http://127.0.0.1:${ours.port}/mcp`, [SDK]: `http://127.0.0.1:${sdk.port}/mcp` };
-const title = "Gateway: direct vs our gateway vs an SDK-only proxy (instant tool, Streamable HTTP)";
-const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes`;
+const proxies: Record<Exclude<Path, typeof DIRECT>, ServerProcess> = {
+  [OURS]: await startProxy("ours", upstreamUrl),
+  [FLOOR]: await startProxy("raw", upstreamUrl),
+  [SDK]: await startProxy("sdk", upstreamUrl),
+};
+const urls = { [DIRECT]: upstreamUrl } as Record<Path, string>;
+for (const [path, proxy] of Object.entries(proxies)) urls[path as Path] = `http://127.0.0.1:${proxy.port}/mcp`;
+const title = "Gateway: direct vs our gateway vs a bytes-only forwarder vs an SDK-only proxy (instant tool, Streamable HTTP)";
+const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes; CPU per call from /proc`;
 console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
 const rows: Record<string, string | number>[] = [];
 const ratios: Record<string, number> = {};
 const targets: Record<string, number> = {};
 try {
   for (const concurrency of [1, 64]) {
-    const seen: Record<Path, Row[]> = { [DIRECT]: [], [OURS]: [], [SDK]: [] };
+    const seen = Object.fromEntries(PATHS.map((path) => [path, [] as Measured[]])) as Record<Path, Measured[]>;
     for (let round = 0; round < ROUNDS; round++)
       for (let i = 0; i < PATHS.length; i++) {
         const path = PATHS[(i + round) % PATHS.length];
         seen[path].push(await run(path, urls[path], concurrency));
       }
-    const rate = (path: Path) => median(seen[path].map((r) => r.reqPerSec));
-    const p50 = (path: Path) => median(seen[path].map((r) => r.p50));
+    const rate = (path: Path) => median(seen[path].map((r) => r.row.reqPerSec));
+    const p50 = (path: Path) => median(seen[path].map((r) => r.row.p50));
+    const cpu = (path: Path, process: string) => {
+      const values = seen[path].map((r) => r.cpu[process]).filter((v): v is number => v !== undefined);
+      return values.length === 0 ? undefined : median(values);
+    };
     console.log(`### concurrency ${concurrency}\n`);
     console.log(
       table(
@@ -125,18 +158,38 @@ try {
       ),
     );
     console.log();
-    for (const path of PATHS) rows.push({ concurrency, client: path, reqPerSec: Math.round(rate(path)), p50Ms: round2(p50(path)) });
+    const cpuColumns = (path: Path) =>
+      Object.fromEntries(CPU_OF.flatMap((process) => (cpu(path, process) === undefined ? [] : [[`${process}CpuUs`, cpu(path, process)!]])));
+    for (const path of PATHS) rows.push({ concurrency, client: path, reqPerSec: Math.round(rate(path)), p50Ms: round2(p50(path)), ...cpuColumns(path) });
+    if (concurrency === 64 && cpu(DIRECT, "client") !== undefined) {
+      console.log(`CPU per call at c${concurrency}, µs (user + system, each process's median over the rounds):\n`);
+      console.log(
+        table(
+          ["path", ...CPU_OF, "total"],
+          PATHS.map((path) => [path, ...CPU_OF.map((p) => cpu(path, p) ?? "-"), CPU_OF.reduce((sum, p) => sum + (cpu(path, p) ?? 0), 0)]),
+        ),
+      );
+      console.log();
+    }
     ratios[`gateway ÷ direct, c${concurrency}`] = round2(rate(OURS) / rate(DIRECT));
     ratios[`gateway ÷ SDK proxy, c${concurrency}`] = round2(rate(OURS) / rate(SDK));
+    ratios[`gateway ÷ bytes-only forwarder, c${concurrency}`] = round2(rate(OURS) / rate(FLOOR));
+    ratios[`bytes-only forwarder ÷ direct, c${concurrency}`] = round2(rate(FLOOR) / rate(DIRECT));
     if (concurrency === 1) targets["gateway-added-p50-ms"] = round2(p50(OURS) - p50(DIRECT));
     else {
       targets["gateway-vs-direct-c64"] = round2(rate(OURS) / rate(DIRECT));
       targets["gateway-vs-sdk-c64"] = round2(rate(OURS) / rate(SDK));
+      targets["gateway-vs-floor-c64"] = round2(rate(OURS) / rate(FLOOR));
     }
   }
-  const perSession = await sessionHeap(upstreamUrl);
-  targets["gateway-session-bytes"] = Math.round(perSession);
-  console.log(`Heap per idle session (${SESSIONS} sessions): ${Math.round(perSession)} bytes`);
+  const held = await sessionHeap(upstreamUrl);
+  targets["gateway-session-bytes"] = Math.round(held.bytesPerSession);
+  targets["gateway-sessions-held"] = SESSIONS;
+  targets["gateway-sessions-rss-mib"] = Math.round(held.rssMiB);
+  console.log(
+    `One process held ${SESSIONS.toLocaleString("en-US")} idle sessions (opened in ${held.openSeconds.toFixed(1)} s): ` +
+      `${Math.round(held.bytesPerSession)} bytes of heap each, RSS ${Math.round(held.rssMiB)} MiB`,
+  );
   console.log(
     table(
       ["reading", "value"],
@@ -144,7 +197,7 @@ try {
     ),
   );
 } finally {
-  await Promise.all([ours.stop(), sdk.stop(), upstream.stop()]);
+  await Promise.all([...Object.values(proxies).map((proxy) => proxy.stop()), upstream.stop()]);
 }
 // One group per concurrency, a bar per path: the chart docs/bench/gateway.svg (bench/charts.ts draws it).
 const chart = {

@@ -2,28 +2,33 @@
  * A proxy in front of one upstream Streamable HTTP server, in its own process for bench/gateway.ts:
  * `ours` is a Switchboard served by serveBoard() (the package's gateway), `sdk` is a proxy built from
  * the official SDK alone (an SDK Server per session on StreamableHTTPServerTransport, forwarding
- * tools/list and tools/call to one SDK Client). Prints its port on stdout; exits when stdin ends.
- * Usage: gateway-proxy.ts ours|sdk <upstream url>
+ * tools/list and tools/call to one SDK Client), `raw` knows nothing of MCP: node:http in, one undici
+ * Pool out, each request's bytes and session headers forwarded untouched. No proxy in Node does less
+ * per call, so `raw` is the floor any gateway built on node:http and undici stands on. Prints its port
+ * on stdout; exits when stdin ends.
+ * Usage: gateway-proxy.ts ours|sdk|raw <upstream url>
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Pool } from "undici";
 import type * as Gateway from "../../src/gateway/index.js";
 import { Switchboard } from "./runtime.js";
 
 const [mode, upstream] = process.argv.slice(2);
-if ((mode !== "ours" && mode !== "sdk") || upstream === undefined) throw new Error("usage: gateway-proxy.ts ours|sdk <upstream url>");
+if ((mode !== "ours" && mode !== "sdk" && mode !== "raw") || upstream === undefined) throw new Error("usage: gateway-proxy.ts ours|sdk|raw <upstream url>");
 
 async function ours(): Promise<{ port: number; close(): Promise<void> }> {
-  const { serveBoard } = (await import(
+  const { serveBoard, PASS_THROUGH_CAPABILITIES } = (await import(
     process.env.BENCH_DIST ? new URL("../../dist/gateway/index.js", import.meta.url).href : "../../src/gateway/index.js"
   )) as typeof Gateway;
-  const board = new Switchboard({ servers: { up: { url: upstream } }, client: { protocol: "legacy" } });
+  // As `mcp-switchboard serve` builds it: the board declares what downstream clients may be asked to pass on.
+  const board = new Switchboard({ servers: { up: { url: upstream } }, client: { protocol: "legacy", capabilities: PASS_THROUGH_CAPABILITIES } });
   await board.start();
   const gateway = await serveBoard(board, { port: 0 });
   return {
@@ -78,7 +83,47 @@ async function sdk(): Promise<{ port: number; close(): Promise<void> }> {
   };
 }
 
-const proxy = mode === "ours" ? await ours() : await sdk();
+const FORWARDED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version"] as const;
+
+function pick(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (typeof value === "string") picked[name] = value;
+  }
+  return picked;
+}
+
+async function raw(): Promise<{ port: number; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const pool = new Pool(target.origin, { connections: 128 });
+  const http = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      pool
+        .request({ path: target.pathname, method: request.method as "POST", headers: pick(request.headers, FORWARDED), body: Buffer.concat(chunks) })
+        .then(async (reply) => {
+          const body = Buffer.from(await reply.body.arrayBuffer());
+          const headers = { ...pick(reply.headers, ["content-type", "mcp-session-id"]), "content-length": String(body.length) };
+          response.writeHead(reply.statusCode, headers).end(body);
+        })
+        .catch(() => response.writeHead(502).end());
+    });
+  });
+  http.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (http.address() as AddressInfo).port,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await pool.close();
+    },
+  };
+}
+
+const proxy = mode === "ours" ? await ours() : mode === "sdk" ? await sdk() : await raw();
 process.stdout.write(`${proxy.port}\n`);
 process.stdin.resume();
 process.stdin.once("end", () => void proxy.close().then(() => process.exit(0)));

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 
 export interface ServerProcess {
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -14,6 +15,7 @@ export async function startServerProcess(script: string): Promise<ServerProcess>
   });
   return {
     port,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
