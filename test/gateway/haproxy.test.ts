@@ -9,8 +9,9 @@
  * haproxy sends them. When the replica holding a 2026 client's round is killed (kill -9) while the
  * relayed retry runs, the retry fails with -32603 ("stopped answering", about 15 s after the kill) and
  * the survivors serve the next call; killed before the retry, the retry gets -32602 after the 2 s
- * claim window, saying to make the call again. A killed replica starts again on its port before the
- * next test. A process suite (slow): `npm run test:procs`.
+ * claim window, saying to make the call again; when the replica relaying the retry is killed, the
+ * holder cancels the call upstream (about 15 s later) and serves on. A killed replica starts again on
+ * its port before the next test. A process suite (slow): `npm run test:procs`.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,10 +36,11 @@ const INSTALL_HAPROXY = "the load-balancer test needs haproxy: apt-get install h
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const REPLICAS = 3;
 
-/** A `hold` call as the upstream saw it: the upstream session (so the replica) it ran on, and whether the client's answer came. */
+/** A `hold` call as the upstream saw it: the upstream session (so the replica) it ran on, whether the client's answer came, whether the gateway cancelled it. */
 interface Hold {
   readonly session: string;
   answered: boolean;
+  cancelled: boolean;
 }
 
 /**
@@ -70,8 +72,9 @@ function upstreamServer(holds: Hold[], stop: AbortSignal): Promise<StreamableSer
         return { content: [{ type: "text", text: answer.content.type === "text" ? answer.content.text : "?" }] };
       });
       mcp.registerTool("hold", { description: "Asks the client's model, then runs until cancelled." }, async (extra) => {
-        const hold: Hold = { session: extra.sessionId ?? "?", answered: false };
+        const hold: Hold = { session: extra.sessionId ?? "?", answered: false, cancelled: false };
         holds.push(hold);
+        extra.signal.addEventListener("abort", () => (hold.cancelled = true), { once: true });
         const running = AbortSignal.any([extra.signal, stop]);
         await mcp.server.createMessage(
           { messages: [{ role: "user", content: { type: "text", text: "go on?" } }], maxTokens: 5 },
@@ -374,6 +377,34 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
       const survivors = gateways.filter((gateway) => gateway !== holder);
       expect(survivors.every((gateway) => isAlive(gateway.child))).toBe(true);
       expect(textOf(await client.callTool("up__whoami", {}))).not.toBe(holds[asked].session);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("a round whose asking replica is killed is cancelled upstream by its holder, which serves on", async () => {
+    const asked = holds.length;
+    const client = await connect(
+      { url },
+      { protocol: "2026-07-28", onSampling: () => ({ role: "assistant", model: "m", content: { type: "text", text: "yes" } }) },
+    );
+    try {
+      const call = client.callTool("up__hold", {}, { timeoutMs: 40_000 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await waitFor(() => holds[asked]?.answered === true, 10_000, 20);
+      const holder = await replicaOf(holds[asked].session);
+      // The retry is on one of the others, relayed to the holder: killing both kills the one it is on.
+      for (const gateway of gateways) if (gateway !== holder) gateway.child.kill("SIGKILL");
+      const killedAt = Date.now();
+      // The client's retry went with its replica; the holder, no longer asked, cancels the call upstream.
+      expect(await call).toBeInstanceOf(Error);
+      await waitFor(() => holds[asked].cancelled, 25_000, 50);
+      const tookMs = Date.now() - killedAt;
+      expect(tookMs).toBeLessThan(20_000);
+      expect(isAlive(holder.child)).toBe(true);
+      expect(textOf(await client.callTool("up__whoami", {}))).toBe(holds[asked].session);
     } finally {
       await client.close();
     }
