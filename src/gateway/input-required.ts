@@ -34,7 +34,7 @@ interface Waiting {
 
 const stale = () =>
   new ProtocolError(
-    "Invalid params: requestState is unknown, expired, already used or not this principal's (a retry reaches the gateway process that issued it)",
+    "Invalid params: requestState is unknown, expired, already used or another principal's, or the gateway replica holding it is gone: make the call again",
     ErrorCode.InvalidParams,
   );
 

@@ -6,7 +6,9 @@
  * back. Nobody saying so within CLAIM_MS means no replica holds it (expired, used, or its replica is
  * gone): the client gets -32602 as in one process. While the round runs its holder says it is alive
  * every ALIVE_MS; three of those without a word mean the holder died, and the retry fails saying so
- * rather than waiting forever. The client closing its retry cancels the round where it runs.
+ * rather than waiting forever. The client closing its retry cancels the round where it runs, and so
+ * does the asking replica dying with it: that replica answers each "alive" note, and two unanswered
+ * ones leave nobody waiting for the round's outcome.
  */
 import { randomBytes } from "node:crypto";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
@@ -27,8 +29,16 @@ type Note =
   | { t: "ask"; c: string; round: RelayedRound }
   | { t: "held"; c: string }
   | { t: "alive"; c: string }
+  | { t: "waiting"; c: string }
   | { t: "done"; c: string; result?: Params; error?: JsonRpcErrorObject }
   | { t: "cancel"; c: string };
+
+/** Another replica's retry running here. */
+interface Running {
+  readonly controller: AbortController;
+  /** "alive" notes sent since the asking replica last answered one. */
+  unanswered: number;
+}
 
 interface Asking {
   /** The holder claimed the round, or said it still runs it. */
@@ -42,7 +52,7 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
   /** This replica's retries waiting on another's round, by correlation id. */
   const asking = new Map<string, Asking>();
   /** Other replicas' retries running here, by correlation id: their cancels abort them. */
-  const running = new Map<string, AbortController>();
+  const running = new Map<string, Running>();
 
   share.listenRounds((text) => {
     const note = JSON.parse(text) as Note;
@@ -50,9 +60,18 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
       const controller = new AbortController();
       const round = rounds.resumeRelayed(note.round, controller.signal);
       if (round === undefined) return;
-      running.set(note.c, controller);
+      const here: Running = { controller, unanswered: 0 };
+      running.set(note.c, here);
       send({ t: "held", c: note.c });
-      const alive = setInterval(() => send({ t: "alive", c: note.c }), timing.aliveMs);
+      // The asking replica answers each "alive": two left unanswered mean it died with the client's
+      // retry, so nobody waits for this round any more and the call is cancelled upstream.
+      const alive = setInterval(() => {
+        if (here.unanswered >= 2) controller.abort();
+        else {
+          here.unanswered++;
+          send({ t: "alive", c: note.c });
+        }
+      }, timing.aliveMs);
       alive.unref();
       void round
         .then(
@@ -64,9 +83,17 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
           running.delete(note.c);
           send(done);
         });
-    } else if (note.t === "cancel") running.get(note.c)?.abort();
-    else if (note.t === "held" || note.t === "alive") asking.get(note.c)?.held();
-    else asking.get(note.c)?.done(note);
+    } else if (note.t === "cancel") running.get(note.c)?.controller.abort();
+    else if (note.t === "waiting") {
+      const here = running.get(note.c);
+      if (here !== undefined) here.unanswered = 0;
+    } else if (note.t === "held") asking.get(note.c)?.held();
+    else if (note.t === "alive") {
+      const waiting = asking.get(note.c);
+      if (waiting === undefined) return;
+      waiting.held();
+      send({ t: "waiting", c: note.c });
+    } else asking.get(note.c)?.done(note);
   });
 
   rounds.relay = (round, signal) =>

@@ -2,7 +2,9 @@
  * The input-round relay between replicas (src/gateway/replica-rounds.ts) over an in-memory stand-in for
  * the fleet's channel, where a replica can fall silent at will: a retry nobody holds is undefined after
  * the claim window, a held one gets the holder's outcome, and a holder that stops speaking mid-round
- * (died) fails the retry with a message saying so instead of leaving the client waiting forever.
+ * (died) fails the retry with a message saying so instead of leaving the client waiting forever; an
+ * asking replica that stops answering (died with the client's retry) gets its round cancelled where it
+ * runs, not left running with nobody waiting for it.
  */
 import { describe, expect, it } from "vitest";
 import type { GatewaySessionShare } from "../../src/fleet/gateway-sessions.js";
@@ -25,8 +27,8 @@ function channel() {
 }
 
 /** Just what the relay uses of InputRounds: `relay` set on it, `resumeRelayed` answered by `hold`. */
-function rounds(hold: (round: RelayedRound) => Promise<Record<string, unknown>> | undefined = () => undefined) {
-  return { relay: undefined, resumeRelayed: (round: RelayedRound) => hold(round) } as unknown as InputRounds;
+function rounds(hold: (round: RelayedRound, signal: AbortSignal) => Promise<Record<string, unknown>> | undefined = () => undefined) {
+  return { relay: undefined, resumeRelayed: (round: RelayedRound, signal: AbortSignal) => hold(round, signal) } as unknown as InputRounds;
 }
 
 const round: RelayedRound = { state: "s1", principal: undefined, what: "tools/call ask", inputResponses: {} };
@@ -60,5 +62,32 @@ describe("input rounds relayed between replicas", () => {
     relayRounds(share(0), asker, timing);
     relayRounds(share(1), holder, timing);
     await expect(asker.relay!(round, new AbortController().signal)).rejects.toThrow(/replica running tools\/call ask stopped answering/);
+  });
+
+  it("an asking replica that falls silent mid-round gets the round cancelled where it runs", async () => {
+    const { share, silence } = channel();
+    const asker = rounds();
+    let cancelled = false;
+    const holder = rounds(
+      (_, signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            cancelled = true;
+            reject(new Error("cancelled"));
+          }),
+        ),
+    );
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    const client = new AbortController();
+    const relayed = asker.relay!(round, client.signal).catch(() => undefined);
+    // Answered alive notes keep the round running however long it takes.
+    await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 5));
+    expect(cancelled).toBe(false);
+    silence(0); // the asker is gone, with the client's retry
+    await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 5));
+    expect(cancelled).toBe(true);
+    client.abort();
+    await relayed;
   });
 });
