@@ -194,8 +194,7 @@ export class McpClient {
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult> {
     const params: Params = args === undefined ? { name } : { name, arguments: args };
     if (options?.meta !== undefined) params._meta = options.meta;
-    const send = () => this.request<CallToolResult>("tools/call", params, options);
-    let pending = this.withHandlers(options?.handlers, send);
+    let pending = this.withHandlers(options, (sent) => this.request<CallToolResult>("tools/call", params, sent));
     if (options?.validateStructuredContent ?? this.validateByDefault) pending = pending.then((result) => this.checkOutput(name, result));
     return options?.throwOnError ? pending.then((result) => throwIfToolError(name, result)) : pending;
   }
@@ -209,8 +208,7 @@ export class McpClient {
   }
   /** Served from the cache only when the server gave the result a TTL (2026 era); see result-cache.ts. `handlers`: as callTool's. */
   readResource(uri: string, options?: CachedRequestOptions & Pick<CallToolOptions, "handlers">): Promise<ReadResourceResult> {
-    const read = () => this.cached("resources/read", ResultCache.readKey(uri), { uri }, options) as Promise<ReadResourceResult>;
-    return this.withHandlers(options?.handlers, read);
+    return this.withHandlers(options, (sent) => this.cached("resources/read", ResultCache.readKey(uri), { uri }, sent) as Promise<ReadResourceResult>);
   }
   /** `resourceUpdated` events for `uri`: resources/subscribe (2025 era) or a listen stream (2026 era). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
@@ -247,7 +245,7 @@ export class McpClient {
   }
   getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions & Pick<CallToolOptions, "handlers">): Promise<GetPromptResult> {
     const params = args === undefined ? { name } : { name, arguments: args };
-    return this.withHandlers(options?.handlers, () => this.request<GetPromptResult>("prompts/get", params, options));
+    return this.withHandlers(options, (sent) => this.request<GetPromptResult>("prompts/get", params, sent));
   }
 
   // ---- the rest -----------------------------------------------------------------------------------------
@@ -332,10 +330,14 @@ export class McpClient {
     return this.checked.get(method);
   }
 
-  /** Runs `call` in a scope with a call's own handlers, when the client declared anything a server may ask. */
-  private withHandlers<T>(handlers: CallHandlers | undefined, call: () => Promise<T>): Promise<T> {
-    const scoped = handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
-    return scoped ? withCallHandlers(this, handlers, call) : call();
+  /**
+   * Runs `call` with its options, which carry the call's own handlers as the request's origin when the
+   * client declared anything a server may ask (else a server's request for them is refused as ever).
+   */
+  private withHandlers<O extends RequestOptions & { handlers?: CallHandlers | undefined }, T>(options: O | undefined, call: (sent: O | undefined) => Promise<T>): Promise<T> {
+    const handlers = options?.handlers;
+    const routed = handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
+    return routed ? withCallHandlers(this, handlers, () => call({ ...options, origin: handlers } as O)) : call(options);
   }
 
   /** A request whose result the cache may answer or keep. */

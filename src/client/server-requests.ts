@@ -19,10 +19,10 @@ export interface ClientFacts {
 }
 
 export function buildServerRequestHandler(connectOptions: ClientOptions, roots: ClientFacts): ServerRequestHandler {
-  return async (method: string, params: Params, signal: AbortSignal, inputKey?: string): Promise<Result> => {
+  return async (method: string, params: Params, signal: AbortSignal, inputKey?: string, origin?: object): Promise<Result> => {
     const context = inputKey === undefined ? { signal, method } : { signal, method, inputKey };
     // The call that caused the request may bring its own handlers (call-handlers.ts); they win.
-    const own = callHandlersFor(roots.client(), roots.inFlight);
+    const own = callHandlersFor(origin, roots.client(), roots.inFlight);
     const options = own === undefined ? connectOptions : { ...connectOptions, ...definedMembers(own) };
     switch (method) {
       case "sampling/createMessage":

@@ -8,6 +8,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { McpError, ProtocolError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import { asError } from "../util/guards.js";
+import { deliveryOrigin } from "../util/request-context.js";
 import type { EraRules, Result, ServerRequestHandler, Wire } from "./eras/dialect.js";
 import type { ProgressParams } from "./events.js";
 import type { RequestTable } from "./request-table.js";
@@ -101,7 +102,8 @@ export class Inbound {
     handling.set(request.id, controller);
     let handled: Promise<Result>;
     try {
-      handled = this.handler(request.method, request.params ?? {}, controller.signal);
+      // Read now, while the message's delivery runs: a request from a call's own stream names its origin.
+      handled = this.handler(request.method, request.params ?? {}, controller.signal, undefined, deliveryOrigin());
     } catch (error) {
       handled = Promise.reject(error);
     }

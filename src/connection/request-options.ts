@@ -38,4 +38,11 @@ export interface RequestOptions {
    * many users' requests (a Switchboard principal's, say); a 2025 session belongs to one credential.
    */
   auth?: AuthOption | undefined;
+  /**
+   * What answers the server requests this request causes: a call's own handlers
+   * (src/client/call-handlers.ts), carried to where its replies are read (src/util/request-context.ts).
+   *
+   * @internal
+   */
+  origin?: object | undefined;
 }

@@ -34,7 +34,7 @@ import { authPerRequest, authorizedRequest, ownCredential } from "./http-auth.js
 import { HttpPools } from "./http-pools.js";
 import { HttpSession } from "./http-session.js";
 import { answers, deliver, deliverJsonBody } from "./deliver.js";
-import { requestContextBinder } from "../util/request-context.js";
+import { deliveringFor } from "../util/request-context.js";
 import { Exchanges, unlimitedController, whileCombined } from "./exchanges.js";
 import { postRequest, type PostHost } from "./json-post.js";
 import { LegacySseTransport } from "./legacy-sse.js";
@@ -46,6 +46,9 @@ export type { HeaderProvider } from "./auth.js";
 export type { StreamableHttpOptions } from "./streamable-http-options.js";
 
 type StreamSettings = Pick<ResumableReadOptions, "maxMessageBytes" | "maxAttempts" | "backoff" | "maxRetryMs" | "warn" | "tooLarge">;
+
+/** A POST's event-stream reply: the response itself, or what json-post.ts already began reading of it. */
+type PostReply = HttpResponse | EventRead;
 
 export class StreamableHttpTransport implements Transport {
   readonly kind = "streamable-http" as const;
@@ -93,10 +96,10 @@ export class StreamableHttpTransport implements Transport {
       closing: this.closeSignal.signal,
       session: this.session,
       deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
-      answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
+      answer: (response, id, request, resumable, origin) => this.answer(response, id, request, resumable, origin),
       eventSettings: () => this.shared ?? this.streamSettings(this.closeSignal.signal),
       deliverEvent: this.deliver,
-      resumeReply: (read, id, resumable, answered) => this.readPostStream(read, id, resumable, this.closeSignal.signal, answered),
+      resumeReply: (read, id, resumable, answered, origin) => this.readPostStream(read, id, resumable, this.closeSignal.signal, origin, answered),
     };
   }
 
@@ -152,7 +155,7 @@ export class StreamableHttpTransport implements Transport {
     const requestId = requestIdOf(message);
     // The usual request: json-post.ts, one promise. close() and abandon() end it through `exchanges`.
     if (requestId !== undefined && options?.signal === undefined && options?.auth === undefined && !this.authPerRequest) {
-      return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false);
+      return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false, options?.origin);
     }
     // close() aborts every other POST through one transport-wide signal: a controller per message was
     // the largest single cost of a small request. Only a caller's own signal (2026-era cancellation)
@@ -176,7 +179,7 @@ export class StreamableHttpTransport implements Transport {
       else Object.assign(request, { pool: this.pools.side, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
       const auth = options.auth === undefined ? this.options.auth : ownCredential(headers, options.auth);
       const response = authPerRequest(auth) ? await authorizedRequest(auth, this.url, request, this.moved) : await httpRequest(request);
-      await this.answer(response, requestId, request, options.resumable !== false);
+      await this.answer(response, requestId, request, options.resumable !== false, options.origin);
     } finally {
       if (requestId !== undefined) this.exchanges.finish(requestId);
     }
@@ -186,7 +189,13 @@ export class StreamableHttpTransport implements Transport {
    * A POST's reply, whatever it is: redirects, 202, an expired session, an error status, an event
    * stream or a JSON body. `request` is the POST as sent (its headers name the session it carried).
    */
-  private async answer(response: HttpResponse, requestId: JsonRpcId | undefined, request: HttpRequestOptions, resumable: boolean): Promise<void> {
+  private async answer(
+    response: HttpResponse,
+    requestId: JsonRpcId | undefined,
+    request: HttpRequestOptions,
+    resumable: boolean,
+    origin?: object,
+  ): Promise<void> {
     const sentSession = request.headers["mcp-session-id"];
     const signal = request.signal ?? this.closeSignal.signal;
     if (isRedirect(response.statusCode)) {
@@ -217,7 +226,7 @@ export class StreamableHttpTransport implements Transport {
     if (type.includes("text/event-stream")) {
       // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
       if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
-      return await this.readPostStream(response, requestId, resumable, signal);
+      return await this.readPostStream(response, requestId, resumable, signal, origin);
     }
     if (type.includes("application/json")) {
       const body = await readBody(response, this.maxMessageBytes, "POST", url);
@@ -243,18 +252,18 @@ export class StreamableHttpTransport implements Transport {
   };
 
   /** Reads a POST's SSE reply (or what is left to do after json-post.ts read it); resumes it if it breaks before its response. */
-  private async readPostStream(first: HttpResponse | EventRead, requestId: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, answered = false) {
+  private async readPostStream(first: PostReply, id: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, origin?: object, answered = false) {
     const end = await readResumable(first, {
       ...this.streamSettings(signal),
       cursor: "cursor" in first ? first.cursor : new StreamCursor(),
       resumable,
       reopenWithoutCursor: false,
       oversizeEndsStream: true,
-      reopen: (cursor) => this.resume(cursor, requestId!, signal),
-      live: () => requestId !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(requestId),
-      // In the context the request was sent in (a JSON POST's resumeReply is called in it): src/util/request-context.ts.
-      deliver: requestContextBinder()((value: unknown) => {
-        if (this.deliver(value) && answers(value, requestId)) answered = true;
+      reopen: (cursor) => this.resume(cursor, id!, signal),
+      live: () => id !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(id),
+      // Delivered for the request's origin: a server request on its stream was caused by it.
+      deliver: deliveringFor(origin)((value: unknown) => {
+        if (this.deliver(value) && answers(value, id)) answered = true;
       }),
     });
     if (end.kind === "oversize") throw end.error;
@@ -262,21 +271,15 @@ export class StreamableHttpTransport implements Transport {
     const cause = end.kind === "lost" ? end.cause : undefined;
     const why = end.kind === "lost" ? end.why : "the server no longer offers it";
     throw new StreamLostError(
-      `The event stream for request ${String(requestId)} at ${this.endpoint.href} ${cause ? `broke (${cause.message})` : "ended"} before its response; ${why}. The request may have run.`,
+      `The event stream for request ${String(id)} at ${this.endpoint.href} ${cause ? `broke (${cause.message})` : "ended"} before its response; ${why}. The request may have run.`,
       { url: this.endpoint.href, delivered: true, cause },
     );
   }
 
   private async resume(cursor: StreamCursor, requestId: JsonRpcId, signal: AbortSignal): Promise<HttpResponse> {
     const headers = this.session.headers({ accept: "text/event-stream", "last-event-id": cursor.lastEventId! });
-    const request: HttpRequestOptions = {
-      method: "GET",
-      url: this.endpoint,
-      headers,
-      signal,
-      pool: this.pools.requests,
-      onRequest: (http) => this.exchanges.keep(requestId, http),
-    };
+    const onRequest: HttpRequestOptions["onRequest"] = (http) => this.exchanges.keep(requestId, http);
+    const request: HttpRequestOptions = { method: "GET", url: this.endpoint, headers, signal, pool: this.pools.requests, onRequest };
     const response = await authorizedRequest(this.options.auth, this.url, request, this.moved);
     if (response.statusCode !== 200) throw httpStatusError("GET (resume)", this.endpoint, response.statusCode, await readBodySample(response), true);
     this.sink?.error(new FramingError(`Resumed the event stream for request ${String(requestId)} after event ${cursor.lastEventId}`));

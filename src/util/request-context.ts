@@ -1,28 +1,39 @@
 /**
- * The async context a request was sent in, carried to where its answer is read. Node carries an
- * AsyncLocalStorage store through promises and awaits, but not into a socket's callbacks: undici
- * calls a response's handlers in the context of the socket, so a message read from a request's own
- * event stream would lose the context of the call that sent the request. A transport takes a binder
- * (`requestContextBinder()`) when it sends, binds what it delivers from that stream with it, and the
- * store comes back.
+ * Which request a message read from a request's own response stream belongs to. A server's request
+ * that arrives there (Streamable HTTP, the spec's related request) was caused by that request, so the
+ * handlers its caller gave (src/client/call-handlers.ts) should answer it. The request carries them as
+ * its `origin` (RequestOptions → SendOptions); the transport binds what it delivers from that stream
+ * with `deliveringFor(origin)`, and the connection reads `deliveryOrigin()` while it dispatches.
  *
- * The one store today is a call's own handlers for the server requests it causes
- * (src/client/call-handlers.ts). Without a store, nothing is bound: the hot path pays one lookup.
+ * Not an AsyncLocalStorage: entering one turns on Node's promise hooks for the whole process (on
+ * Node 20), so every promise of the application paid for the calls that carried handlers; they were
+ * 3-4% of a gateway's profile. Nothing asynchronous has to carry the origin: delivery, the
+ * connection's routing and the handler's first step run in one synchronous stretch, and the origin
+ * is read at its start.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 
-export const requestContext = new AsyncLocalStorage<object>();
+export type OriginBinder = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
 
-export type ContextBinder = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
+let delivering: object | undefined;
 
-const unbound: ContextBinder = (fn) => fn;
+const unbound: OriginBinder = (fn) => fn;
 
-/** Binds functions to the request context current now (none: returns them as they are). */
-export function requestContextBinder(): ContextBinder {
-  const store = requestContext.getStore();
-  return store === undefined
-    ? unbound
-    : (fn) =>
-        (...args) =>
-          requestContext.run(store, fn, ...args);
+/** Binds functions so that, while they run, `deliveryOrigin()` is `origin` (none: returns them as they are). */
+export function deliveringFor(origin: object | undefined): OriginBinder {
+  if (origin === undefined) return unbound;
+  return (fn) =>
+    (...args) => {
+      const outer = delivering;
+      delivering = origin;
+      try {
+        return fn(...args);
+      } finally {
+        delivering = outer;
+      }
+    };
+}
+
+/** The origin of the message being delivered now, if it came from a request's own stream. */
+export function deliveryOrigin(): object | undefined {
+  return delivering;
 }

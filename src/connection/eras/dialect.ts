@@ -14,8 +14,13 @@ export type Era = "legacy" | "modern";
 export type Params = Record<string, unknown>;
 export type Result = Record<string, unknown>;
 
-/** Answers what the server asks of the client (sampling, elicitation, roots). Throws to refuse. `inputKey`: its key in an input_required result (2026 era). */
-export type ServerRequestHandler = (method: string, params: Params, signal: AbortSignal, inputKey?: string) => Promise<Result>;
+/**
+ * Answers what the server asks of the client (sampling, elicitation, roots). Throws to refuse.
+ * `inputKey`: its key in an input_required result (2026 era). `origin`: the `RequestOptions.origin`
+ * of the request that caused it, when that is known (it came on that request's own stream, or inside
+ * its result).
+ */
+export type ServerRequestHandler = (method: string, params: Params, signal: AbortSignal, inputKey?: string, origin?: object) => Promise<Result>;
 
 export interface Implementation {
   name: string;

@@ -160,7 +160,7 @@ export class ModernDialect implements Dialect, ListenHost {
           if (!MRTR_METHODS.has(method)) throw invalidResult(method, result, "input_required is only allowed on tools/call, prompts/get and resources/read");
           if (++round > MAX_INPUT_ROUNDS) throw roundsExceeded(method, MAX_INPUT_ROUNDS, result);
           const scope = call();
-          current = await nextRoundParams(wire, params, result, scope.signal);
+          current = await nextRoundParams(wire, params, result, scope.signal, options?.origin);
           if (scope.signal.aborted) throw scope.failure();
           continue;
         }

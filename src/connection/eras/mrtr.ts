@@ -24,7 +24,13 @@ interface InputRequest {
 }
 
 /** The params of the next round: the original ones, plus the answers and the state echoed verbatim. */
-export async function nextRoundParams(wire: Wire, original: Params | undefined, result: Result, signal: AbortSignal | undefined): Promise<Params> {
+export async function nextRoundParams(
+  wire: Wire,
+  original: Params | undefined,
+  result: Result,
+  signal: AbortSignal | undefined,
+  origin: object | undefined,
+): Promise<Params> {
   const requests = result.inputRequests;
   const state = result.requestState;
   if (requests !== undefined && !isObject(requests)) {
@@ -53,7 +59,7 @@ export async function nextRoundParams(wire: Wire, original: Params | undefined, 
     try {
       // Every key is answered, all at once: a user may see several prompts side by side.
       // Raced with the signal: a handler that ignores its signal must not keep the call open.
-      const answers = await untilAborted(Promise.all(entries.map(([key, request]) => fulfil(wire, key, request, controller.signal))), signal);
+      const answers = await untilAborted(Promise.all(entries.map(([key, request]) => fulfil(wire, key, request, controller.signal, origin))), signal);
       next.inputResponses = Object.fromEntries(entries.map(([key], index) => [key, answers[index]]));
     } catch (error) {
       controller.abort(error);
@@ -74,7 +80,8 @@ export function roundsExceeded(method: string, rounds: number, last: Result): In
   );
 }
 
-async function fulfil(wire: Wire, key: string, request: InputRequest, signal: AbortSignal): Promise<Result> {
+/** `origin`: the request's (RequestOptions.origin), whose own handlers answer when it brought any. */
+async function fulfil(wire: Wire, key: string, request: InputRequest, signal: AbortSignal, origin: object | undefined): Promise<Result> {
   if (!isObject(request) || typeof request.method !== "string") {
     throw new McpError(`The server's input request "${key}" is not a {method, params} object`);
   }
@@ -85,7 +92,7 @@ async function fulfil(wire: Wire, key: string, request: InputRequest, signal: Ab
       `The server asked for ${request.method} (input "${key}"), but this client did not declare ${missing}; add the matching handler to connect() options to allow it`,
     );
   }
-  const answer = await wire.handleServerRequest(request.method, params, signal, key);
+  const answer = await wire.handleServerRequest(request.method, params, signal, key, origin);
   if (request.method === "elicitation/create" && params.mode === "url" && answer.action === "accept") {
     // URL mode: consent was given and the page opened; the outcome is learned by retrying, so the
     // answer carries no content (and no elicitationId: the era has none).

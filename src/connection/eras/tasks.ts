@@ -68,7 +68,7 @@ export async function runTask(wire: Wire, send: TaskRequest, created: Result, op
           // Keys already answered may show up again until the server has processed them.
           const fresh = Object.fromEntries(Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key)));
           if (Object.keys(fresh).length > 0) {
-            const next = await nextRoundParams(wire, { taskId }, { inputRequests: fresh }, signal);
+            const next = await nextRoundParams(wire, { taskId }, { inputRequests: fresh }, signal, options?.origin);
             for (const key of Object.keys(fresh)) answered.add(key);
             await send("tasks/update", { taskId, inputResponses: next.inputResponses }, { signal, maxTotalTimeoutMs: scope.remaining() });
           }
