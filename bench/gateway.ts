@@ -28,6 +28,7 @@ import { round2 } from "./lib/throughput-matrix.js";
 
 const ROUNDS = Number(process.env.GATEWAY_ROUNDS ?? 3);
 const CALLS: Record<number, number> = { 1: 1_000, 64: 10_000 };
+const WARM_UP: Record<number, number> = { 1: 200, 64: 3_000 };
 /** Idle sessions one gateway process is made to hold (maxSessions raised to fit): "how many can one hold". */
 const SESSIONS = Number(process.env.GATEWAY_SESSIONS ?? 100_000);
 const DIRECT = "direct";
@@ -76,7 +77,8 @@ async function run(path: Path, url: string, concurrency: number): Promise<Measur
   const client = await connect({ url, connections: concurrency + 1 }, { protocol: "legacy" });
   const tool = path === OURS ? "up__echo" : "echo";
   try {
-    await drive("warm-up", 200, concurrency, () => client.callTool(tool, ECHO_ARGS));
+    // Enough calls for the JIT to settle the heavier paths too (a gateway runs for days, not 10,000 calls).
+    await drive("warm-up", WARM_UP[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS));
     const pids: Record<string, number> = { client: process.pid, upstream: upstream.pid };
     if (path !== DIRECT) pids.proxy = proxies[path].pid;
     const { result, cpu } = await cpuPerCall(pids, CALLS[concurrency], () =>
@@ -131,7 +133,7 @@ const proxies: Record<Exclude<Path, typeof DIRECT>, ServerProcess> = {
 const urls = { [DIRECT]: upstreamUrl } as Record<Path, string>;
 for (const [path, proxy] of Object.entries(proxies)) urls[path as Path] = `http://127.0.0.1:${proxy.port}/mcp`;
 const title = "Gateway: direct vs our gateway vs a bytes-only forwarder vs an SDK-only proxy (instant tool, Streamable HTTP)";
-const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes; CPU per call from /proc`;
+const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 and 3,000 calls of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes; CPU per call from /proc`;
 console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
 const rows: Record<string, string | number>[] = [];
 const ratios: Record<string, number> = {};
