@@ -67,6 +67,8 @@ const MAX_PAGES = 10_000;
 
 export type ClientEventName = keyof ConnectionEvents;
 
+type OptionsWithHandlers = RequestOptions & { handlers?: CallHandlers | undefined };
+
 export class McpClient {
   private rootsList: Root[] | undefined;
   /** Capability verdicts per method, for the capabilities they were computed from (they change only on re-negotiation). */
@@ -330,11 +332,8 @@ export class McpClient {
     return this.checked.get(method);
   }
 
-  /**
-   * Runs `call` with its options, which carry the call's own handlers as the request's origin when the
-   * client declared anything a server may ask (else a server's request for them is refused as ever).
-   */
-  private withHandlers<O extends RequestOptions & { handlers?: CallHandlers | undefined }, T>(options: O | undefined, call: (sent: O | undefined) => Promise<T>): Promise<T> {
+  /** Runs `call` with options that carry its own handlers as the request's origin, if the client declared what a server may ask. */
+  private withHandlers<O extends OptionsWithHandlers, T>(options: O | undefined, call: (sent: O | undefined) => Promise<T>): Promise<T> {
     const handlers = options?.handlers;
     const routed = handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
     return routed ? withCallHandlers(this, handlers, () => call({ ...options, origin: handlers } as O)) : call(options);
