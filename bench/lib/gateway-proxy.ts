@@ -9,7 +9,7 @@
  * Usage: gateway-proxy.ts ours|sdk|raw <upstream url>
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -46,6 +46,19 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/** Listens on an ephemeral loopback port; close() drops the connections, stops listening, then lets go of `upstream`. */
+async function listening(http: HttpServer, releaseUpstream: () => Promise<void>): Promise<{ port: number; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (http.address() as AddressInfo).port,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await releaseUpstream();
+    },
+  };
+}
+
 async function sdk(): Promise<{ port: number; close(): Promise<void> }> {
   const client = new Client({ name: "sdk-proxy", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(upstream)));
@@ -72,15 +85,7 @@ async function sdk(): Promise<{ port: number; close(): Promise<void> }> {
       await transport.handleRequest(request, response, body);
     })();
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (http.address() as AddressInfo).port,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-      await client.close();
-    },
-  };
+  return listening(http, () => client.close());
 }
 
 const FORWARDED = ["content-type", "accept", "mcp-session-id", "mcp-protocol-version"] as const;
@@ -112,15 +117,7 @@ async function raw(): Promise<{ port: number; close(): Promise<void> }> {
     });
   });
   http.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (http.address() as AddressInfo).port,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-      await pool.close();
-    },
-  };
+  return listening(http, () => pool.close());
 }
 
 const proxy = mode === "ours" ? await ours() : mode === "sdk" ? await sdk() : await raw();

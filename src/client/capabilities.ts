@@ -42,9 +42,9 @@ export function missingCapability(method: string, capabilities: Record<string, u
 
 /**
  * Whether a server may send a client's calls any request at all (sampling, elicitation, roots): it asks
- * only for what the client declared, and a 2026 client refuses the rest itself (src/connection/eras/mrtr.ts). A call's own
- * handlers need a scope around it only then (call-handlers.ts): entering one turns on Node's promise
- * hooks for the whole process, some 0.5 µs on every promise after.
+ * only for what the client declared, and a 2026 client refuses the rest itself (src/connection/eras/mrtr.ts).
+ * Only then does a call send its own handlers with its request (call-handlers.ts); otherwise a
+ * server that asks anyway is refused, as by a client with no handlers.
  */
 export function mayBeAsked(declared: Record<string, unknown>): boolean {
   return declared.sampling !== undefined || declared.elicitation !== undefined || declared.roots !== undefined;

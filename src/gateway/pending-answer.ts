@@ -5,8 +5,8 @@
  * either way removes the abort listener, so a long-lived signal collects none.
  */
 export interface Settle<T> {
-  resolve(value: T): void;
-  reject(error: Error): void;
+  readonly resolve: (value: T) => void;
+  readonly reject: (error: Error) => void;
 }
 
 export function pendingAnswer<T>(signal: AbortSignal, keep: (settle: Settle<T>) => void, abandoned: () => Error): Promise<T> {

@@ -16,6 +16,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
 import type { InputRounds, RelayedRound } from "./input-required.js";
+import { pendingAnswer } from "./pending-answer.js";
 import { wireError } from "./wire-error.js";
 
 type Params = Record<string, unknown>;
@@ -96,39 +97,42 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
     } else asking.get(note.c)?.done(note);
   });
 
-  rounds.relay = (round, signal) =>
-    new Promise<Params | undefined>((resolve, reject) => {
-      const c = randomBytes(12).toString("base64url");
-      const finish = (then: () => void) => {
-        clearTimeout(silence);
-        signal.removeEventListener("abort", onAbort);
-        asking.delete(c);
-        then();
-      };
-      const holderGone = () =>
-        finish(() =>
+  rounds.relay = (round, signal) => {
+    const c = randomBytes(12).toString("base64url");
+    let silence: NodeJS.Timeout | undefined;
+    const forget = () => {
+      clearTimeout(silence);
+      asking.delete(c);
+    };
+    return pendingAnswer<Params | undefined>(
+      signal,
+      ({ resolve, reject }) => {
+        const holderGone = () => {
+          forget();
           reject(
             new ProtocolError(
               `The gateway replica running ${round.what} stopped answering (it may have died), and the call with it: make the call again`,
               ErrorCode.InternalError,
             ),
-          ),
-        );
-      // One timer per retry that reached the wrong replica, not per call: most calls never ask. Unclaimed
-      // within claimMs, no replica holds it; claimed, the holder must speak every aliveMs.
-      let silence = setTimeout(() => finish(() => resolve(undefined)), timing.claimMs).unref();
-      const onAbort = () => {
+          );
+        };
+        // One timer per retry that reached the wrong replica, not per call: most calls never ask. Unclaimed
+        // within claimMs, no replica holds it; claimed, the holder must speak every aliveMs.
+        silence = setTimeout(() => (forget(), resolve(undefined)), timing.claimMs).unref();
+        asking.set(c, {
+          held: () => {
+            clearTimeout(silence);
+            silence = setTimeout(holderGone, timing.aliveMs * 3).unref();
+          },
+          done: (note) => (forget(), note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error))),
+        });
+        send({ t: "ask", c, round });
+      },
+      () => {
+        forget();
         send({ t: "cancel", c });
-        finish(() => reject(new RequestCancelledError(`${round.what} was cancelled by the client`)));
-      };
-      asking.set(c, {
-        held: () => {
-          clearTimeout(silence);
-          silence = setTimeout(holderGone, timing.aliveMs * 3).unref();
-        },
-        done: (note) => finish(() => (note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error)))),
-      });
-      signal.addEventListener("abort", onAbort, { once: true });
-      send({ t: "ask", c, round });
-    });
+        return new RequestCancelledError(`${round.what} was cancelled by the client`);
+      },
+    );
+  };
 }

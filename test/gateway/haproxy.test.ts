@@ -138,6 +138,16 @@ const textOf = (result: CallToolResult) => result.content.map((c) => (c.type ===
 
 const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
+/** A 2026 client's model, asked by the upstream `hold` tool. */
+const sayYes = () => ({ role: "assistant" as const, model: "m", content: { type: "text" as const, text: "yes" } });
+
+/** A `hold` call through the balancer: resolves with its error, or undefined if it returned. */
+const holdOutcome = (client: McpClient, timeoutMs: number): Promise<unknown> =>
+  client.callTool("up__hold", {}, { timeoutMs }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
 function exited(child: ChildProcess): Promise<void> {
   if (!isAlive(child)) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
@@ -315,17 +325,11 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
   // the survivors go on serving. Which replica holds it: the one whose upstream session runs `hold`.
   it("a round whose holder is killed mid-call fails the retry with -32603 in bounded time; the survivors serve", async () => {
     const asked = holds.length;
-    const client = await connect(
-      { url },
-      { protocol: "2026-07-28", onSampling: () => ({ role: "assistant", model: "m", content: { type: "text", text: "yes" } }) },
-    );
+    const client = await connect({ url }, { protocol: "2026-07-28", onSampling: sayYes });
     try {
       // The call lands on one replica (the holder) and its retry, with the answer, on the next, which
       // relays it to the holder through Redis; the upstream tool then runs on until cancelled.
-      const call = client.callTool("up__hold", {}, { timeoutMs: 40_000 }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const call = holdOutcome(client, 40_000);
       await waitFor(() => holds[asked]?.answered === true, 10_000, 20);
       const holder = await replicaOf(holds[asked].session);
       holder.child.kill("SIGKILL");
@@ -336,8 +340,7 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
       expect(error).toMatchObject({ code: -32603, message: expect.stringMatching(/stopped answering \(it may have died\).*make the call again/) });
       // The holder says it is alive every 5 s; three silent ones (15 s from its last word) mean it died.
       expect(tookMs).toBeLessThan(20_000);
-      const survivors = gateways.filter((gateway) => gateway !== holder);
-      expect(survivors.every((gateway) => isAlive(gateway.child))).toBe(true);
+      expect(gateways.filter((gateway) => gateway !== holder).every((gateway) => isAlive(gateway.child))).toBe(true);
       for (let i = 0; i < REPLICAS; i++) expect(textOf(await client.callTool("up__whoami", {}))).not.toBe(holds[asked].session);
     } finally {
       await client.close();
@@ -358,15 +361,12 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
           holder.child.kill("SIGKILL");
           await exited(holder.child);
           retriedAt = Date.now();
-          return { role: "assistant", model: "m", content: { type: "text", text: "yes" } };
+          return sayYes();
         },
       },
     );
     try {
-      const error = await client.callTool("up__hold", {}, { timeoutMs: 20_000 }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const error = await holdOutcome(client, 20_000);
       const tookMs = Date.now() - retriedAt;
       expect(error).toBeInstanceOf(ProtocolError);
       expect(error).toMatchObject({ code: -32602, message: expect.stringMatching(/replica holding it is gone.*make the call again/) });
@@ -374,8 +374,7 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
       expect(tookMs).toBeGreaterThanOrEqual(1_900);
       expect(tookMs).toBeLessThan(4_000);
       expect(holds[asked].answered).toBe(false);
-      const survivors = gateways.filter((gateway) => gateway !== holder);
-      expect(survivors.every((gateway) => isAlive(gateway.child))).toBe(true);
+      expect(gateways.filter((gateway) => gateway !== holder).every((gateway) => isAlive(gateway.child))).toBe(true);
       expect(textOf(await client.callTool("up__whoami", {}))).not.toBe(holds[asked].session);
     } finally {
       await client.close();
@@ -384,15 +383,9 @@ describe.skipIf(!redisAvailable || HAPROXY === undefined)("gateway replicas behi
 
   it("a round whose asking replica is killed is cancelled upstream by its holder, which serves on", async () => {
     const asked = holds.length;
-    const client = await connect(
-      { url },
-      { protocol: "2026-07-28", onSampling: () => ({ role: "assistant", model: "m", content: { type: "text", text: "yes" } }) },
-    );
+    const client = await connect({ url }, { protocol: "2026-07-28", onSampling: sayYes });
     try {
-      const call = client.callTool("up__hold", {}, { timeoutMs: 40_000 }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const call = holdOutcome(client, 40_000);
       await waitFor(() => holds[asked]?.answered === true, 10_000, 20);
       const holder = await replicaOf(holds[asked].session);
       // The retry is on one of the others, relayed to the holder: killing both kills the one it is on.

@@ -64,6 +64,31 @@ describe("input rounds relayed between replicas", () => {
     await expect(asker.relay!(round, new AbortController().signal)).rejects.toThrow(/replica running tools\/call ask stopped answering/);
   });
 
+  it("the client closing its retry cancels the round where it runs, and the retry rejects as cancelled", async () => {
+    const { share } = channel();
+    const asker = rounds();
+    let cancelled = false;
+    const holder = rounds(
+      (_, signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            cancelled = true;
+            reject(new Error("cancelled"));
+          }),
+        ),
+    );
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    const client = new AbortController();
+    const relayed = asker.relay!(round, client.signal);
+    await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 2)); // claimed, and running
+    client.abort();
+    await expect(relayed).rejects.toThrow(/tools\/call ask was cancelled by the client/);
+    // At once, by the cancel note: not two alive notes later, when the holder would give up on its own.
+    await new Promise((resolve) => setTimeout(resolve, timing.aliveMs / 4));
+    expect(cancelled).toBe(true);
+  });
+
   it("an asking replica that falls silent mid-round gets the round cancelled where it runs", async () => {
     const { share, silence } = channel();
     const asker = rounds();

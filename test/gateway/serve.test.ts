@@ -1,11 +1,26 @@
 import { describe, expect, it, vi } from "vitest";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { connect } from "../../src/client/connect.js";
-import { serveBoard } from "../../src/gateway/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { serveBoard, type Gateway } from "../../src/gateway/index.js";
+import type { Switchboard } from "../../src/switchboard/switchboard.js";
 import { ConfigError } from "../../src/jsonrpc/errors.js";
 import { echo, gatewaysAfterEach, post } from "./helpers.js";
 
 const { serve, sdkClient, track } = gatewaysAfterEach();
+
+/**
+ * Starts a 20 s upstream call, cancels it downstream, and waits for its upstream slot to free: without
+ * the cancel passed on, the upstream call would hold it for the 20 s.
+ */
+async function cancelSlowCall(gateway: Gateway & { board: Switchboard }, client: Client): Promise<void> {
+  const controller = new AbortController();
+  const call = client.callTool({ name: "echo__slow", arguments: { ms: 20_000 } }, undefined, { signal: controller.signal });
+  await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(1));
+  controller.abort("changed my mind");
+  await expect(call).rejects.toThrow();
+  await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
+}
 
 describe("serveBoard: the board as one Streamable HTTP server", () => {
   it("listens on 127.0.0.1, a free port and /mcp by default", async () => {
@@ -55,25 +70,14 @@ describe("serveBoard: the board as one Streamable HTTP server", () => {
   it("a downstream cancel aborts the upstream call", async () => {
     const gateway = await serve();
     const client = await sdkClient(gateway.url);
-    const controller = new AbortController();
-    const call = client.callTool({ name: "echo__slow", arguments: { ms: 20_000 } }, undefined, { signal: controller.signal });
-    await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(1));
-    controller.abort("changed my mind");
-    await expect(call).rejects.toThrow();
-    // Without the cancel passed on, the upstream call would hold its slot for 20 s.
-    await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
+    await cancelSlowCall(gateway, client);
   });
 
   it("a call after a cancelled one runs to its end: a cancelled call's signal is never reused", async () => {
     const gateway = await serve();
     const client = await sdkClient(gateway.url);
     for (let round = 0; round < 3; round++) {
-      const controller = new AbortController();
-      const call = client.callTool({ name: "echo__slow", arguments: { ms: 20_000 } }, undefined, { signal: controller.signal });
-      await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(1));
-      controller.abort("changed my mind");
-      await expect(call).rejects.toThrow();
-      await vi.waitFor(() => expect(gateway.board.status().echo.inFlight).toBe(0), { timeout: 3_000 });
+      await cancelSlowCall(gateway, client);
       const results = await Promise.all([1, 2].map((n) => client.callTool({ name: "echo__echo", arguments: { text: `after ${n}` } })));
       expect(results.map((r) => r.content)).toEqual([[{ type: "text", text: "after 1" }], [{ type: "text", text: "after 2" }]]);
     }
