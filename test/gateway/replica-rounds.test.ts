@@ -31,6 +31,24 @@ function rounds(hold: (round: RelayedRound, signal: AbortSignal) => Promise<Reco
   return { relay: undefined, resumeRelayed: (round: RelayedRound, signal: AbortSignal) => hold(round, signal) } as unknown as InputRounds;
 }
 
+/** Replica 0 asks, replica 1 holds a round that runs until its signal aborts; `cancelled()` says whether it did. */
+function roundRunningUntilCancelled(share: (index: number) => GatewaySessionShare) {
+  const asker = rounds();
+  let cancelled = false;
+  const holder = rounds(
+    (_, signal) =>
+      new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => {
+          cancelled = true;
+          reject(new Error("cancelled"));
+        }),
+      ),
+  );
+  relayRounds(share(0), asker, timing);
+  relayRounds(share(1), holder, timing);
+  return { asker, cancelled: () => cancelled };
+}
+
 const round: RelayedRound = { state: "s1", principal: undefined, what: "tools/call ask", inputResponses: {} };
 const timing = { claimMs: 100, aliveMs: 40 };
 
@@ -66,19 +84,7 @@ describe("input rounds relayed between replicas", () => {
 
   it("the client closing its retry cancels the round where it runs, and the retry rejects as cancelled", async () => {
     const { share } = channel();
-    const asker = rounds();
-    let cancelled = false;
-    const holder = rounds(
-      (_, signal) =>
-        new Promise((_resolve, reject) =>
-          signal.addEventListener("abort", () => {
-            cancelled = true;
-            reject(new Error("cancelled"));
-          }),
-        ),
-    );
-    relayRounds(share(0), asker, timing);
-    relayRounds(share(1), holder, timing);
+    const { asker, cancelled } = roundRunningUntilCancelled(share);
     const client = new AbortController();
     const relayed = asker.relay!(round, client.signal);
     await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 2)); // claimed, and running
@@ -86,32 +92,20 @@ describe("input rounds relayed between replicas", () => {
     await expect(relayed).rejects.toThrow(/tools\/call ask was cancelled by the client/);
     // At once, by the cancel note: not two alive notes later, when the holder would give up on its own.
     await new Promise((resolve) => setTimeout(resolve, timing.aliveMs / 4));
-    expect(cancelled).toBe(true);
+    expect(cancelled()).toBe(true);
   });
 
   it("an asking replica that falls silent mid-round gets the round cancelled where it runs", async () => {
     const { share, silence } = channel();
-    const asker = rounds();
-    let cancelled = false;
-    const holder = rounds(
-      (_, signal) =>
-        new Promise((_resolve, reject) =>
-          signal.addEventListener("abort", () => {
-            cancelled = true;
-            reject(new Error("cancelled"));
-          }),
-        ),
-    );
-    relayRounds(share(0), asker, timing);
-    relayRounds(share(1), holder, timing);
+    const { asker, cancelled } = roundRunningUntilCancelled(share);
     const client = new AbortController();
     const relayed = asker.relay!(round, client.signal).catch(() => undefined);
     // Answered alive notes keep the round running however long it takes.
     await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 5));
-    expect(cancelled).toBe(false);
+    expect(cancelled()).toBe(false);
     silence(0); // the asker is gone, with the client's retry
     await new Promise((resolve) => setTimeout(resolve, timing.aliveMs * 5));
-    expect(cancelled).toBe(true);
+    expect(cancelled()).toBe(true);
     client.abort();
     await relayed;
   });
