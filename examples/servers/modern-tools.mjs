@@ -11,7 +11,7 @@ export function createModernServer(name = "modern-server", { extraTools = [] } =
     { name, version: "2.0.0" },
     {
       instructions: "A 2026-era test server.",
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true }, prompts: { listChanged: true }, logging: {} },
     },
   );
   server.registerTool("echo", { description: "Returns its text.", inputSchema: z.object({ text: z.string() }) }, async ({ text: value }) => text(value));
@@ -51,6 +51,14 @@ export function createModernServer(name = "modern-server", { extraTools = [] } =
       const summary = responses.summary.content?.text ?? "?";
       const roots = (responses.roots.roots ?? []).map((root) => root.uri).join(",");
       return text(`${summary} | ${roots}`);
+    },
+  );
+  server.registerTool(
+    "chatty",
+    { description: "Logs at debug, info and warning (in the 2026 era, only at or above the request's log level), then returns.", inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      for (const level of ["debug", "info", "warning"]) await ctx.mcpReq.log(level, `${level} from chatty`, "chatty");
+      return text("said it");
     },
   );
   for (const extra of extraTools) server.registerTool(extra, { description: `Extra tool ${extra}.`, inputSchema: z.object({}) }, async () => text(extra));

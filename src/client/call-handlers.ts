@@ -11,10 +11,17 @@
  * call when it is the one request the connection has in flight, the only case where the call that
  * caused it is certain; otherwise the connection's own handlers answer.
  */
+import type { LogParams } from "../connection/events.js";
 import type { ClientOptions } from "./options.js";
 
-/** A call's handlers: any of `connect()`'s onSampling, onElicitation and onRoots. */
-export type CallHandlers = Pick<ClientOptions, "onSampling" | "onElicitation" | "onRoots">;
+/**
+ * A call's handlers: any of `connect()`'s onSampling, onElicitation and onRoots, and `onLog` for the
+ * log messages the server sends on the call's own stream (a Streamable HTTP server's related logs, the
+ * 2026 era's per-request ones). Those logs also reach the connection's `log` event as before.
+ */
+export type CallHandlers = Pick<ClientOptions, "onSampling" | "onElicitation" | "onRoots"> & {
+  onLog?: ((params: LogParams) => void) | undefined;
+};
 
 /** The calls with handlers running, by the client that sends them (for `onlyCall`). */
 const running = new WeakMap<object, Set<{ handlers: CallHandlers }>>();

@@ -335,7 +335,8 @@ export class McpClient {
   /** Runs `call` with options that carry its own handlers as the request's origin, if the client declared what a server may ask. */
   private withHandlers<O extends OptionsWithHandlers, T>(options: O | undefined, call: (sent: O | undefined) => Promise<T>): Promise<T> {
     const handlers = options?.handlers;
-    const routed = handlers !== undefined && (this.askable ??= mayBeAsked(this.connection.clientCapabilities));
+    // Without anything a server may ask, a call's handlers matter only for its own logs.
+    const routed = handlers !== undefined && ((this.askable ??= mayBeAsked(this.connection.clientCapabilities)) || handlers.onLog !== undefined);
     return routed ? withCallHandlers(this, handlers, () => call({ ...options, origin: handlers } as O)) : call(options);
   }
 

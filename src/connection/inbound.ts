@@ -10,7 +10,7 @@ import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, Js
 import { asError } from "../util/guards.js";
 import { deliveryOrigin } from "../util/request-context.js";
 import type { EraRules, Result, ServerRequestHandler, Wire } from "./eras/dialect.js";
-import type { ProgressParams } from "./events.js";
+import type { LogParams, ProgressParams } from "./events.js";
 import type { RequestTable } from "./request-table.js";
 
 export interface InboundHost {
@@ -82,9 +82,21 @@ export class Inbound {
       this.table.progress(progress?.progressToken, progress);
       this.host.emit("progress", progress);
     } else {
+      if (method === "notifications/message") this.toOrigin(params as LogParams);
       this.host.rules().onNotification(method, params);
     }
     this.host.emit("notification", { method, params });
+  }
+
+  /** A log from a call's own stream goes to that call's `onLog` too (src/client/call-handlers.ts). */
+  private toOrigin(params: LogParams): void {
+    const origin = deliveryOrigin() as { onLog?: (params: LogParams) => void } | undefined;
+    if (origin?.onLog === undefined) return;
+    try {
+      origin.onLog(params);
+    } catch (error) {
+      this.host.emit("error", new McpError(`A call's onLog handler failed: ${asError(error).message}`, { cause: error }));
+    }
   }
 
   private onRequest(request: JsonRpcRequest): void {

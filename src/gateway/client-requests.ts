@@ -11,14 +11,14 @@
  * request (its timeout, or the call was cancelled), the client is told with `notifications/cancelled`.
  */
 import { randomBytes } from "node:crypto";
-import { META_CLIENT_CAPABILITIES } from "../connection/eras/modern-wire.js";
+import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL } from "../connection/eras/modern-wire.js";
 import { isModern } from "../connection/eras/versions.js";
 import type { CallHandlers } from "../client/call-handlers.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import { isObject } from "../util/guards.js";
-import type { Downstream } from "./downstream.js";
+import { wantsLog, type Downstream } from "./downstream.js";
 import { pendingAnswer, type Settle } from "./pending-answer.js";
 
 type Params = Record<string, unknown>;
@@ -108,14 +108,33 @@ export function handlersFor(downstream: Downstream, stream: CallStream | undefin
 /**
  * A 2026 request's client declares its capabilities in each request: a call it makes goes upstream
  * declaring, of what a server may ask, only what it declared (a 2026 upstream reads them from the
- * request's `_meta`, and refuses with -32021 what it would need and was not offered).
+ * request's `_meta`, and refuses with -32021 what it would need and was not offered), and asking for
+ * log messages at the level it asked for, if any.
  */
-export function modernCapabilities(downstream: Downstream): { meta?: Record<string, unknown> } {
+export function modernEnvelope(downstream: Downstream): { meta?: Record<string, unknown> } {
   if (!isModern(downstream.protocolVersion)) return {};
   const declared: Record<string, unknown> = {};
   for (const capability of Object.values(CAPABILITY)) {
     const value = downstream.capabilities?.[capability];
     if (isObject(value)) declared[capability] = value;
   }
-  return { meta: { [META_CLIENT_CAPABILITIES]: declared } };
+  const meta: Record<string, unknown> = { [META_CLIENT_CAPABILITIES]: declared };
+  if (downstream.logLevel !== undefined) meta[META_LOG_LEVEL] = downstream.logLevel;
+  return { meta };
+}
+
+/**
+ * A 2026 client's handlers, with the log messages its call causes (those the server sent on the call's
+ * own stream) at its request's level or above sent on its response stream. The era has no session to
+ * broadcast them to, and a log from the call's own stream can only be this client's.
+ */
+export function withRequestLogs(handlers: CallHandlers, downstream: Downstream, stream: CallStream | undefined): CallHandlers {
+  if (stream === undefined || downstream.logLevel === undefined || !isModern(downstream.protocolVersion)) return handlers;
+  return {
+    ...handlers,
+    onLog: (params) => {
+      if (!wantsLog(downstream, params.level)) return;
+      stream({ jsonrpc: "2.0", method: "notifications/message", params });
+    },
+  };
 }

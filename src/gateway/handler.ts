@@ -15,7 +15,7 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
 import type { CallHandlers } from "../client/call-handlers.js";
-import { handlersFor, modernCapabilities, type CallStream } from "./client-requests.js";
+import { handlersFor, modernEnvelope, withRequestLogs, type CallStream } from "./client-requests.js";
 import { InputRounds } from "./input-required.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
@@ -174,7 +174,8 @@ export class GatewayHandler {
     stream: RequestStream | undefined,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ): Promise<Params> {
-    if (isModern(downstream.protocolVersion)) return this.inputRounds.call(what, params, downstream, signal, run);
+    if (isModern(downstream.protocolVersion))
+      return this.inputRounds.call(what, params, downstream, signal, (handlers, s) => run(withRequestLogs(handlers, downstream, stream), s));
     return run(handlersFor(downstream, stream), signal);
   }
 
@@ -196,7 +197,7 @@ export class GatewayHandler {
         signal,
         principal: downstream.principal,
         handlers,
-        ...modernCapabilities(downstream),
+        ...modernEnvelope(downstream),
         onFallback: (from: string, to: string, reason: string) => {
           fallback = { from, to, reason };
         },

@@ -79,9 +79,16 @@ export class StatelessHttp {
     const cancel = () => downstream.inFlight.get(message.id)?.abort();
     response.once("close", cancel);
     try {
-      if (envelope!.progressToken === undefined) return this.reply(response, await answerModern(this.handler, message, downstream));
-      openEventStream(response);
-      writeEvent(response, await answerModern(this.handler, message, downstream, (notification) => writeEvent(response, notification)));
+      // JSON unless something comes before the answer (progress, log messages): then an event stream.
+      let streaming = false;
+      const answer = await answerModern(this.handler, message, downstream, (notification) => {
+        if (response.writableEnded) return; // a call that outlived its request (an input round)
+        if (!streaming) openEventStream(response);
+        streaming = true;
+        writeEvent(response, notification);
+      });
+      if (!streaming) return this.reply(response, answer);
+      writeEvent(response, answer);
       response.end();
     } finally {
       response.off("close", cancel);

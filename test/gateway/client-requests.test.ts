@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonRpcNotification, JsonRpcRequest } from "../../src/jsonrpc/messages.js";
 import { ProtocolError, RequestCancelledError } from "../../src/jsonrpc/errors.js";
-import { ClientRequests, handlersFor, modernCapabilities } from "../../src/gateway/client-requests.js";
+import { ClientRequests, handlersFor, modernEnvelope } from "../../src/gateway/client-requests.js";
 import type { Downstream } from "../../src/gateway/downstream.js";
 
 function fakeDownstream(capabilities: Record<string, unknown> | undefined) {
@@ -96,11 +96,11 @@ describe("a 2026-07-28 client's calls", () => {
   };
 
   it("declare upstream, of what a server may ask, only what the request declared", () => {
-    expect(modernCapabilities(modern({ sampling: {}, experimental: { x: {} } }).downstream)).toEqual({
+    expect(modernEnvelope(modern({ sampling: {}, experimental: { x: {} } }).downstream)).toEqual({
       meta: { "io.modelcontextprotocol/clientCapabilities": { sampling: {} } },
     });
-    expect(modernCapabilities(modern(undefined).downstream)).toEqual({ meta: { "io.modelcontextprotocol/clientCapabilities": {} } });
+    expect(modernEnvelope(modern(undefined).downstream)).toEqual({ meta: { "io.modelcontextprotocol/clientCapabilities": {} } });
     // A 2025 session declared its capabilities once, at initialize: nothing per call.
-    expect(modernCapabilities(fakeDownstream({ sampling: {} }).downstream)).toEqual({});
+    expect(modernEnvelope(fakeDownstream({ sampling: {} }).downstream)).toEqual({});
   });
 });

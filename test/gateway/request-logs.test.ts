@@ -1,0 +1,83 @@
+/**
+ * The 2026 era's per-request logs through the gateway: a 2026 client that puts a log level in its
+ * request's `_meta` gets, on that request's own event stream, the log messages its call caused at that
+ * level or above; one that does not gets none, and a plain JSON answer. Both kinds of upstream: a 2026
+ * server (SDK v2) that is asked at the client's level, and a 2025 SDK server that logs on the call's
+ * own stream.
+ */
+import { describe, expect, it } from "vitest";
+import { connect } from "../../src/client/connect.js";
+import type { LogParams } from "../../src/connection/events.js";
+import { createAskingServer } from "../fixtures/asking-server.js";
+import { startStreamableHttpServer } from "../fixtures/http-servers.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
+import { gatewaysAfterEach, post } from "./helpers.js";
+
+const { serve, track } = gatewaysAfterEach();
+const VERSION = "2026-07-28";
+
+async function modernUpstream() {
+  const up = await startSdkV2Http("reject");
+  track({ close: () => up.close() });
+  return up;
+}
+
+/** Our client in the 2026 era at log level `level`; `logs` records what reached it. */
+async function modernClient(url: string, level: "info" | "warning") {
+  const client = track(await connect({ url }, { protocol: VERSION }));
+  expect(client.protocolVersion).toBe(VERSION);
+  const logs: LogParams[] = [];
+  client.on("log", (params) => logs.push(params));
+  await client.setLoggingLevel(level);
+  return { client, logs };
+}
+
+const levels = (logs: LogParams[]) => logs.map((log) => `${log.level}:${String(log.data)}`);
+
+function rawCall(url: string, name: string, level: string | undefined): Promise<Response> {
+  const _meta: Record<string, unknown> = {
+    "io.modelcontextprotocol/protocolVersion": VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "raw-2026", version: "1" },
+  };
+  if (level !== undefined) _meta["io.modelcontextprotocol/logLevel"] = level;
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: {}, _meta } });
+  return post(url, body, { "mcp-protocol-version": VERSION, "mcp-method": "tools/call", "mcp-name": name });
+}
+
+describe("2026 per-request logs through the gateway", () => {
+  it("a 2026 upstream is asked at the client's level, and its logs reach the client on the call's stream", async () => {
+    const up = await modernUpstream();
+    const gateway = await serve({ servers: { modern: { url: up.url } } });
+    const { client, logs } = await modernClient(gateway.url, "info");
+    expect((await client.callTool("modern__chatty", {})).content).toEqual([{ type: "text", text: "said it" }]);
+    expect(levels(logs)).toEqual(["info:info from chatty", "warning:warning from chatty"]);
+    const upstreamCall = up.requests.find((r) => r.body?.method === "tools/call");
+    expect((upstreamCall?.body?.params?._meta as Record<string, unknown>)["io.modelcontextprotocol/logLevel"]).toBe("info");
+  });
+
+  it("a 2025 upstream's logs on the call's stream are filtered at the client's level", async () => {
+    const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+    const gateway = await serve({ servers: { up: { url: asking.url } } });
+    const { client, logs } = await modernClient(gateway.url, "warning");
+    expect((await client.callTool("up__chatty", {})).content).toEqual([{ type: "text", text: "said it" }]);
+    expect(levels(logs)).toEqual(["warning:warning from chatty"]);
+  });
+
+  it("the answer is an event stream only when something comes before it; without a log level, no logs", async () => {
+    const up = await modernUpstream();
+    const gateway = await serve({ servers: { modern: { url: up.url } } });
+    const quiet = await rawCall(gateway.url, "modern__chatty", undefined);
+    expect(quiet.headers.get("content-type")).toMatch(/application\/json/);
+    expect(((await quiet.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: "text", text: "said it" }]);
+
+    const told = await rawCall(gateway.url, "modern__chatty", "warning");
+    expect(told.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const events = (await told.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as { method?: string; id?: number; params?: { level?: string } });
+    expect(events.map((e) => e.method ?? `response ${e.id}`)).toEqual(["notifications/message", "response 7"]);
+    expect(events[0].params?.level).toBe("warning");
+  });
+});
