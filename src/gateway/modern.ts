@@ -32,12 +32,18 @@ export function envelopeOf(params: unknown): Params | undefined {
   return isObject(params) && isObject(params._meta) ? params._meta : undefined;
 }
 
-/** A 2026 request's envelope without its version or capabilities: -32602. */
+/** A 2026 request's envelope without its version or capabilities, or with a log level that is none: -32602. */
 export function envelopeProblem(envelope: Params | undefined): JsonRpcErrorObject | undefined {
-  if (typeof envelope?.[META_PROTOCOL_VERSION] === "string" && isObject(envelope[META_CLIENT_CAPABILITIES])) return undefined;
+  if (typeof envelope?.[META_PROTOCOL_VERSION] !== "string" || !isObject(envelope[META_CLIENT_CAPABILITIES]))
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: every 2026-07-28 request carries params._meta["${META_PROTOCOL_VERSION}"] and ["${META_CLIENT_CAPABILITIES}"]`,
+    };
+  const level = envelope[META_LOG_LEVEL];
+  if (level === undefined || LOG_LEVELS.includes(level as LogLevel)) return undefined;
   return {
     code: ErrorCode.InvalidParams,
-    message: `Invalid params: every 2026-07-28 request carries params._meta["${META_PROTOCOL_VERSION}"] and ["${META_CLIENT_CAPABILITIES}"]`,
+    message: `Invalid params: params._meta["${META_LOG_LEVEL}"] is ${JSON.stringify(level)}, not a log level (one of ${LOG_LEVELS.join(", ")})`,
   };
 }
 
@@ -61,7 +67,7 @@ export function requestDownstream(envelope: Params, principal: string | undefine
     protocolVersion: envelope[META_PROTOCOL_VERSION] as string,
     clientInfo: isObject(info) ? info : undefined,
     capabilities: isObject(envelope[META_CLIENT_CAPABILITIES]) ? envelope[META_CLIENT_CAPABILITIES] : undefined,
-    logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined,
+    logLevel: level as LogLevel | undefined, // checked by envelopeProblem
     inFlight: new Map<JsonRpcId, AbortController>(),
     // Nothing reaches a stateless client outside its own response (listens have their own streams).
     push: () => undefined,

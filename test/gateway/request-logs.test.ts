@@ -80,4 +80,14 @@ describe("2026 per-request logs through the gateway", () => {
     expect(events.map((e) => e.method ?? `response ${e.id}`)).toEqual(["notifications/message", "response 7"]);
     expect(events[0].params?.level).toBe("warning");
   });
+
+  it("a log level that is none is -32602 with HTTP 400, naming the field and the levels", async () => {
+    const gateway = await serve();
+    const reply = await rawCall(gateway.url, "echo__echo", "loud");
+    expect(reply.status).toBe(400);
+    const { error } = (await reply.json()) as { error: { code: number; message: string } };
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain('io.modelcontextprotocol/logLevel"] is "loud"');
+    expect(error.message).toContain("debug, info, notice");
+  });
 });
