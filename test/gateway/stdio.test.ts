@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { serveStdio } from "../../src/gateway/stdio.js";
 import type { SwitchboardInit } from "../../src/switchboard/switchboard.js";
 import { filesServer, gatewaysAfterEach, echo } from "./helpers.js";
+import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
 
 const { board } = gatewaysAfterEach();
 
@@ -93,6 +94,25 @@ describe("serveStdio: the 2026-07-28 era, request by request", () => {
     send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
     expect(await reply(4)).toMatchObject({ error: { code: -32602 } });
     gateway.close();
+  });
+
+  it("a request that names a log level gets its call's logs at that level on stdout before its response; one that names none gets none", async () => {
+    const upstream = await startSdkV2Http("reject");
+    try {
+      const { gateway, lines, send, reply } = await stdioGateway({ modern: { url: upstream.url } });
+      const logs = () => lines.filter((l) => (l as { method?: string }).method === "notifications/message") as { params: { level: string } }[];
+      send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "modern__chatty", arguments: {}, _meta: meta } });
+      expect(await reply(1)).toMatchObject({ result: { content: [{ type: "text", text: "said it" }] } });
+      expect(logs()).toHaveLength(0);
+      const levelled = { ...meta, "io.modelcontextprotocol/logLevel": "info" };
+      send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "modern__chatty", arguments: {}, _meta: levelled } });
+      expect(await reply(2)).toMatchObject({ result: { content: [{ type: "text", text: "said it" }] } });
+      expect(logs().map((l) => l.params.level)).toEqual(["info", "warning"]);
+      expect(lines.findIndex((l) => (l as { id?: number }).id === 2)).toBeGreaterThan(lines.indexOf(logs()[1]));
+      gateway.close();
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("a listen gets its acknowledgement and tagged list changes until the client cancels it", async () => {
