@@ -12,7 +12,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError } from "../jsonrpc/errors.js";
 import { mayBeAsked, missingCapability } from "./capabilities.js";
 import { OutputValidator } from "./output-validation.js";
-import { withCallHandlers, type CallHandlers } from "./call-handlers.js";
+import type { CallHandlers } from "./call-handlers.js";
 import { withPage, type ListFacts } from "./list-facts.js";
 import { ResultCache, type CacheFacts, type CachedMethod } from "./result-cache.js";
 import { throwIfToolError } from "./tool-error-result.js";
@@ -337,7 +337,7 @@ export class McpClient {
     const handlers = options?.handlers;
     // Without anything a server may ask, a call's handlers matter only for its own logs.
     const routed = handlers !== undefined && ((this.askable ??= mayBeAsked(this.connection.clientCapabilities)) || handlers.onLog !== undefined);
-    return routed ? withCallHandlers(this, handlers, () => call({ ...options, origin: handlers } as O)) : call(options);
+    return routed ? call({ ...options, origin: handlers } as O) : call(options);
   }
 
   /** A request whose result the cache may answer or keep. */

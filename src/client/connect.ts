@@ -43,8 +43,6 @@ export function createClient(target: Target, options: ClientOptions = {}): McpCl
     },
     handleServerRequest: buildServerRequestHandler(options, {
       current: () => client?.roots,
-      client: () => client,
-      inFlight: (): number => connection.stats().pending,
     }),
   });
   client = new McpClient(connection, {

@@ -5,24 +5,22 @@
  */
 import type { Params, Result, ServerRequestHandler } from "../connection/eras/dialect.js";
 import { methodNotFound } from "../connection/inbound.js";
-import { callHandlersFor } from "./call-handlers.js";
+import type { CallHandlers } from "./call-handlers.js";
 import { withElicitationDefaults } from "./elicitation-defaults.js";
 import type { ClientOptions } from "./options.js";
 import type { Root } from "./types.js";
 import { definedMembers } from "../util/guards.js";
 
-/** What the handler reads of its client when a request comes: its roots, and its calls in flight (call-handlers.ts). */
+/** What the handler reads of its client when a request comes: its roots. */
 export interface ClientFacts {
   current(): Root[] | undefined;
-  client(): object | undefined;
-  readonly inFlight: () => number;
 }
 
 export function buildServerRequestHandler(connectOptions: ClientOptions, roots: ClientFacts): ServerRequestHandler {
   return async (method: string, params: Params, signal: AbortSignal, inputKey?: string, origin?: object): Promise<Result> => {
     const context = inputKey === undefined ? { signal, method } : { signal, method, inputKey };
     // The call that caused the request may bring its own handlers (call-handlers.ts); they win.
-    const own = callHandlersFor(origin, roots.client(), roots.inFlight);
+    const own = origin as CallHandlers | undefined;
     const options = own === undefined ? connectOptions : { ...connectOptions, ...definedMembers(own) };
     switch (method) {
       case "sampling/createMessage":

@@ -8,7 +8,7 @@ import { ErrorCode } from "../jsonrpc/codes.js";
 import { McpError, ProtocolError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import { asError } from "../util/guards.js";
-import { deliveryOrigin } from "../util/request-context.js";
+import { deliveryRequest } from "../util/request-context.js";
 import type { EraRules, Result, ServerRequestHandler, Wire } from "./eras/dialect.js";
 import type { LogParams, ProgressParams } from "./events.js";
 import type { RequestTable } from "./request-table.js";
@@ -90,7 +90,9 @@ export class Inbound {
 
   /** A log from a call's own stream goes to that call's `onLog` too (src/client/call-handlers.ts). */
   private toOrigin(params: LogParams): void {
-    const origin = deliveryOrigin() as { onLog?: (params: LogParams) => void } | undefined;
+    const id = deliveryRequest();
+    if (id === undefined) return; // a log outside any request's stream is the connection's alone
+    const origin = this.table.originFor(id) as { onLog?: (params: LogParams) => void } | undefined;
     if (origin?.onLog === undefined) return;
     try {
       origin.onLog(params);
@@ -114,8 +116,8 @@ export class Inbound {
     handling.set(request.id, controller);
     let handled: Promise<Result>;
     try {
-      // Read now, while the message's delivery runs: a request from a call's own stream names its origin.
-      handled = this.handler(request.method, request.params ?? {}, controller.signal, undefined, deliveryOrigin());
+      // Read now, while the message's delivery runs: a request from a call's own stream names that call.
+      handled = this.handler(request.method, request.params ?? {}, controller.signal, undefined, this.table.originFor(deliveryRequest()));
     } catch (error) {
       handled = Promise.reject(error);
     }

@@ -86,9 +86,8 @@ export class Outbound {
     }
     const observed = this.observer?.outgoing(method, id, params);
     if (observed !== undefined) params = observed.params;
-    // One field check each: only a request with its own credential or handlers pays for a copy.
+    // One field check: only a request with its own credential pays for a copy.
     if (options?.auth !== undefined) send = { ...send, auth: options.auth };
-    if (options?.origin !== undefined) send = { ...send, origin: options.origin };
     const transport = this.host.transport;
     const exchange = transport.cancelsByAbort?.() ? new AbortController() : undefined;
     const promise = this.table.add(id, method, options, this.requestTimeoutMs, exchange);

@@ -26,6 +26,8 @@ export interface PendingExtras {
   resetOnProgress: boolean;
   /** Set where cancelling means aborting the exchange (2026-era HTTP) rather than notifying. */
   exchange: AbortController | undefined;
+  /** The caller's handlers for what the request causes (RequestOptions.origin). */
+  origin: object | undefined;
 }
 
 interface OverflowEntry {
@@ -114,6 +116,12 @@ export class PendingStore {
 
   extrasOf(id: JsonRpcId): PendingExtras | undefined {
     return this.extras?.get(id);
+  }
+
+  /** The extras of the one request pending, when there is exactly one and it has some. */
+  soleExtras(): PendingExtras | undefined {
+    if (this.size !== 1 || this.extras?.size !== 1) return undefined;
+    return this.extras.values().next().value;
   }
 
   /** Forgets a pending request found by `locate`. */

@@ -39,8 +39,8 @@ export interface RequestOptions {
    */
   auth?: AuthOption | undefined;
   /**
-   * What answers the server requests this request causes: a call's own handlers
-   * (src/client/call-handlers.ts), carried to where its replies are read (src/util/request-context.ts).
+   * What answers the server requests this request causes, and hears its logs: a call's own handlers
+   * (src/client/call-handlers.ts), kept with the request in the table (src/util/request-context.ts).
    *
    * @internal
    */

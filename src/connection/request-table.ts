@@ -80,7 +80,10 @@ export class RequestTable {
     // Whole ms (small integers are stored unboxed); at most 1 ms late, and the timer may fire 1 ms early anyway.
     let deadline = Math.ceil(now + timeoutMs);
     let extras: PendingExtras | undefined;
-    if (options !== undefined && (options.maxTotalTimeoutMs !== undefined || options.onProgress !== undefined || options.resetTimeoutOnProgress === true)) {
+    if (
+      options !== undefined &&
+      (options.maxTotalTimeoutMs !== undefined || options.onProgress !== undefined || options.resetTimeoutOnProgress === true || options.origin !== undefined)
+    ) {
       extras = extrasFor(options, timeoutMs, now, exchange);
     } else if (exchange !== undefined || timeoutMs !== this.defaultTimeoutMs) {
       extras = extrasFor(options, timeoutMs, now, exchange);
@@ -110,6 +113,16 @@ export class RequestTable {
       resolve(Promise.reject(ProtocolError.fromWire(response.error, method)));
     }
     return true;
+  }
+
+  /**
+   * The handlers a server request or log should reach (RequestOptions.origin): those of the request on
+   * whose stream it came (`id`); with none, those of the connection's one pending request when it is
+   * the only one, the only case where the request that caused it is certain (stdio, a GET stream).
+   */
+  originFor(id: JsonRpcId | undefined): object | undefined {
+    if (id !== undefined) return this.store.extrasOf(id)?.origin;
+    return this.store.soleExtras()?.origin;
   }
 
   /** Routes a progress notification by its token (the request id). False for unknown tokens. */
@@ -277,6 +290,7 @@ function extrasFor(options: RequestOptions | undefined, timeoutMs: number, now: 
     onProgress: options?.onProgress,
     resetOnProgress: options?.resetTimeoutOnProgress === true,
     exchange,
+    origin: options?.origin,
   };
 }
 

@@ -17,7 +17,7 @@ import type { Exchanges } from "./exchanges.js";
 import type { HttpSession } from "./http-session.js";
 import { messageTooLarge } from "./message-limit.js";
 import { answers } from "./deliver.js";
-import { deliveringFor, type OriginBinder } from "../util/request-context.js";
+import { deliveringFor } from "../util/request-context.js";
 import { EventRead, StreamCursor, type EventSettings } from "./sse-reader.js";
 import { Exchange, ExchangeAbortedError, firstValue, replyHeaders, type HttpHeaders } from "./undici-exchange.js";
 
@@ -35,35 +35,28 @@ export interface PostHost {
   /** Delivers a JSON body's messages; says what is wrong when it holds no response to `id`. */
   deliverJson(body: string, id: JsonRpcId): string | undefined;
   /** Everything but a 200 with JSON or events: the transport's general handling of a POST's reply. */
-  answer(response: HttpResponse, id: JsonRpcId, request: HttpRequestOptions, resumable: boolean, origin: object | undefined): Promise<void>;
+  answer(response: HttpResponse, id: JsonRpcId, request: HttpRequestOptions, resumable: boolean): Promise<void>;
   /** What its event streams share: the limit, how to warn, the oversize error (sse-reader.ts). */
   eventSettings(): EventSettings;
   /** Delivers one event's value; true when it was a JSON-RPC message. */
   deliverEvent(value: unknown): boolean;
   /** An event stream read to its end that did not finish its job: resumes it, or fails with why not. */
-  resumeReply(read: EventRead, id: JsonRpcId, resumable: boolean, answered: boolean, origin: object | undefined): Promise<void>;
+  resumeReply(read: EventRead, id: JsonRpcId, resumable: boolean, answered: boolean): Promise<void>;
 }
 
 /**
  * POSTs request `id` (`body` is its JSON) and settles once its reply is handled. `extra` headers are
- * the 2026 era's per-request ones; `origin` is what its stream's messages are delivered for (SendOptions).
+ * the 2026 era's per-request ones.
  */
-export function postRequest(
-  host: PostHost,
-  id: JsonRpcId,
-  body: string,
-  extra: Record<string, string> | undefined,
-  resumable: boolean,
-  origin: object | undefined,
-): Promise<void> {
+export function postRequest(host: PostHost, id: JsonRpcId, body: string, extra: Record<string, string> | undefined, resumable: boolean): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const url = host.target.endpoint;
     const shared = host.session.postHeaders();
     // The shared headers go as they are: undici copies what it sends, and sets Host and Content-Length.
     const headers = extra === undefined ? shared : { ...shared, ...extra };
-    const post = new JsonPost(host, id, url, resumable, origin, resolve, reject, (response) => {
+    const post = new JsonPost(host, id, url, resumable, resolve, reject, (response) => {
       const sent: HttpRequestOptions = { method: "POST", url, headers, body, pool: host.pool, onRequest: (next) => host.exchanges.keep(id, next) };
-      host.answer(response, id, sent, resumable, origin).then(
+      host.answer(response, id, sent, resumable).then(
         () => (host.exchanges.finish(id), resolve()),
         (error: unknown) => (host.exchanges.finish(id), reject(error)),
       );
@@ -87,21 +80,17 @@ class JsonPost extends Exchange {
   /** A 200 event stream's decoder, and whether it delivered the response to `id`. */
   private events: EventRead | undefined;
   private answered = false;
-  /** Binds what its event stream delivers to the request's origin (src/util/request-context.ts). */
-  private readonly inContext: OriginBinder;
 
   constructor(
     private readonly host: PostHost,
     private readonly id: JsonRpcId,
     private readonly url: URL,
     private readonly resumable: boolean,
-    private readonly origin: object | undefined,
     private readonly resolve: () => void,
     private readonly reject: (error: unknown) => void,
     other: (response: HttpResponse) => void,
   ) {
     super(other, (error) => this.failed(error));
-    this.inContext = deliveringFor(origin);
   }
 
   protected override headers(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -121,8 +110,8 @@ class JsonPost extends Exchange {
   private eventStream(headers: HttpHeaders): false {
     const { host, id } = this;
     host.session.capture({ headers });
-    // Delivered for the request's origin: a server request on this stream was caused by it.
-    const deliver = this.inContext((value: unknown) => {
+    // Delivered as the request's: a server request or log on this stream was caused by it.
+    const deliver = deliveringFor(id)((value: unknown) => {
       if (host.deliverEvent(value) && answers(value, id)) this.answered = true;
     });
     this.events = new EventRead(host.eventSettings(), new StreamCursor(), true, deliver, () => this.abort(new ExchangeAbortedError("an event over the limit")));
@@ -138,7 +127,7 @@ class JsonPost extends Exchange {
       host.exchanges.finish(id);
       return this.resolve();
     }
-    host.resumeReply(events, id, this.resumable, this.answered, this.origin).then(
+    host.resumeReply(events, id, this.resumable, this.answered).then(
       () => (host.exchanges.finish(id), this.resolve()),
       (error: unknown) => (host.exchanges.finish(id), this.reject(error)),
     );

@@ -96,10 +96,10 @@ export class StreamableHttpTransport implements Transport {
       closing: this.closeSignal.signal,
       session: this.session,
       deliverJson: (body, id) => deliverJsonBody(this.sink, body, id, this.endpoint.href),
-      answer: (response, id, request, resumable, origin) => this.answer(response, id, request, resumable, origin),
+      answer: (response, id, request, resumable) => this.answer(response, id, request, resumable),
       eventSettings: () => this.shared ?? this.streamSettings(this.closeSignal.signal),
       deliverEvent: this.deliver,
-      resumeReply: (read, id, resumable, answered, origin) => this.readPostStream(read, id, resumable, this.closeSignal.signal, origin, answered),
+      resumeReply: (read, id, resumable, answered) => this.readPostStream(read, id, resumable, this.closeSignal.signal, answered),
     };
   }
 
@@ -155,7 +155,7 @@ export class StreamableHttpTransport implements Transport {
     const requestId = requestIdOf(message);
     // The usual request: json-post.ts, one promise. close() and abandon() end it through `exchanges`.
     if (requestId !== undefined && options?.signal === undefined && options?.auth === undefined && !this.authPerRequest) {
-      return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false, options?.origin);
+      return postRequest(this.poster, requestId, JSON.stringify(message), options?.headers, options?.resumable !== false);
     }
     // close() aborts every other POST through one transport-wide signal: a controller per message was
     // the largest single cost of a small request. Only a caller's own signal (2026-era cancellation)
@@ -179,7 +179,7 @@ export class StreamableHttpTransport implements Transport {
       else Object.assign(request, { pool: this.pools.side, timeoutMs: this.options.notificationTimeoutMs ?? 10_000 });
       const auth = options.auth === undefined ? this.options.auth : ownCredential(headers, options.auth);
       const response = authPerRequest(auth) ? await authorizedRequest(auth, this.url, request, this.moved) : await httpRequest(request);
-      await this.answer(response, requestId, request, options.resumable !== false, options.origin);
+      await this.answer(response, requestId, request, options.resumable !== false);
     } finally {
       if (requestId !== undefined) this.exchanges.finish(requestId);
     }
@@ -189,13 +189,7 @@ export class StreamableHttpTransport implements Transport {
    * A POST's reply, whatever it is: redirects, 202, an expired session, an error status, an event
    * stream or a JSON body. `request` is the POST as sent (its headers name the session it carried).
    */
-  private async answer(
-    response: HttpResponse,
-    requestId: JsonRpcId | undefined,
-    request: HttpRequestOptions,
-    resumable: boolean,
-    origin?: object,
-  ): Promise<void> {
+  private async answer(response: HttpResponse, requestId: JsonRpcId | undefined, request: HttpRequestOptions, resumable: boolean): Promise<void> {
     const sentSession = request.headers["mcp-session-id"];
     const signal = request.signal ?? this.closeSignal.signal;
     if (isRedirect(response.statusCode)) {
@@ -226,7 +220,7 @@ export class StreamableHttpTransport implements Transport {
     if (type.includes("text/event-stream")) {
       // A stream in reply to a notification (the spec wants 202) is read, but nothing waits on it.
       if (requestId === undefined) return void this.readPostStream(response, undefined, false, signal).catch(() => {});
-      return await this.readPostStream(response, requestId, resumable, signal, origin);
+      return await this.readPostStream(response, requestId, resumable, signal);
     }
     if (type.includes("application/json")) {
       const body = await readBody(response, this.maxMessageBytes, "POST", url);
@@ -252,7 +246,7 @@ export class StreamableHttpTransport implements Transport {
   };
 
   /** Reads a POST's SSE reply (or what is left to do after json-post.ts read it); resumes it if it breaks before its response. */
-  private async readPostStream(first: PostReply, id: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, origin?: object, answered = false) {
+  private async readPostStream(first: PostReply, id: JsonRpcId | undefined, resumable: boolean, signal: AbortSignal, answered = false) {
     const end = await readResumable(first, {
       ...this.streamSettings(signal),
       cursor: "cursor" in first ? first.cursor : new StreamCursor(),
@@ -261,8 +255,8 @@ export class StreamableHttpTransport implements Transport {
       oversizeEndsStream: true,
       reopen: (cursor) => this.resume(cursor, id!, signal),
       live: () => id !== undefined && !answered && !this.closed && !signal.aborted && this.exchanges.isOpen(id),
-      // Delivered for the request's origin: a server request on its stream was caused by it.
-      deliver: deliveringFor(origin)((value: unknown) => {
+      // Delivered as the request's: a server request or log on its stream was caused by it.
+      deliver: deliveringFor(id)((value: unknown) => {
         if (this.deliver(value) && answers(value, id)) answered = true;
       }),
     });

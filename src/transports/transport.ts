@@ -51,13 +51,6 @@ export interface SendOptions {
    * caller shares only a Streamable HTTP connection this way.
    */
   auth?: AuthOption | undefined;
-  /**
-   * The request's `RequestOptions.origin`: what a transport with per-request streams delivers that
-   * request's messages for (`deliveringFor`, src/util/request-context.ts). Others ignore it.
-   *
-   * @internal
-   */
-  origin?: object | undefined;
 }
 
 export interface Transport {

@@ -1,30 +1,34 @@
 /**
- * Which request a message read from a request's own response stream belongs to. A server's request
- * that arrives there (Streamable HTTP, the spec's related request) was caused by that request, so the
- * handlers its caller gave (src/client/call-handlers.ts) should answer it. The request carries them as
- * its `origin` (RequestOptions → SendOptions); the transport binds what it delivers from that stream
- * with `deliveringFor(origin)`, and the connection reads `deliveryOrigin()` while it dispatches.
+ * Which request a message read from a request's own response stream belongs to. A server's request or
+ * log that arrives there (Streamable HTTP, the spec's related messages) was caused by that request, so
+ * the handlers its caller gave (src/client/call-handlers.ts) should have it. The transport knows the
+ * stream's request id and binds what it delivers from that stream with `deliveringFor(id)`; the
+ * connection reads `deliveryRequest()` while it dispatches, and finds the caller's handlers (the
+ * request's `origin`) in its request table.
  *
+ * The id, not the handlers, rides down: a transport's per-request options stay empty for a call that
+ * brings handlers, which kept the gateway's pass-through calls measurably cheaper (docs/guide/gateway.md).
  * Not an AsyncLocalStorage: entering one turns on Node's promise hooks for the whole process (on
- * Node 20), so every promise of the application paid for the calls that carried handlers; they were
- * 3-4% of a gateway's profile. Nothing asynchronous has to carry the origin: delivery, the
- * connection's routing and the handler's first step run in one synchronous stretch, and the origin
- * is read at its start.
+ * Node 20), so every promise of the application paid for it. Nothing asynchronous has to carry the
+ * id: delivery, the connection's routing and the handler's first step run in one synchronous stretch.
  */
 
-export type OriginBinder = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
+/** A JSON-RPC request id (jsonrpc/messages.ts), spelled out: this module sits below the protocol layers. */
+type RequestId = string | number;
 
-let delivering: object | undefined;
+export type DeliveryBinder = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
 
-const unbound: OriginBinder = (fn) => fn;
+let delivering: RequestId | undefined;
 
-/** Binds functions so that, while they run, `deliveryOrigin()` is `origin` (none: returns them as they are). */
-export function deliveringFor(origin: object | undefined): OriginBinder {
-  if (origin === undefined) return unbound;
+const unbound: DeliveryBinder = (fn) => fn;
+
+/** Binds functions so that, while they run, `deliveryRequest()` is `id` (none: returns them as they are). */
+export function deliveringFor(id: RequestId | undefined): DeliveryBinder {
+  if (id === undefined) return unbound;
   return (fn) =>
     (...args) => {
       const outer = delivering;
-      delivering = origin;
+      delivering = id;
       try {
         return fn(...args);
       } finally {
@@ -33,7 +37,7 @@ export function deliveringFor(origin: object | undefined): OriginBinder {
     };
 }
 
-/** The origin of the message being delivered now, if it came from a request's own stream. */
-export function deliveryOrigin(): object | undefined {
+/** The id of the request on whose own stream the message being delivered now came, if any. */
+export function deliveryRequest(): RequestId | undefined {
   return delivering;
 }
