@@ -4,7 +4,8 @@
  * state under its own key with a TTL, a channel on which a replica says a session changed or ended (the
  * others update or drop their cached copies), and the messages sent outside responses (list changes,
  * log messages), numbered fleet-wide by one counter so a client's `Last-Event-ID` means the same on
- * every replica, and a channel for 2026 clients' input rounds (src/gateway/replica-rounds.ts). This
+ * every replica, and channels for 2026 clients' input rounds (src/gateway/replica-rounds.ts): one
+ * that every replica hears, and one of each replica's own. This
  * file only moves strings; what they say is the gateway's.
  */
 import type { FleetBus } from "./bus.js";
@@ -36,10 +37,13 @@ export interface GatewaySessionShare {
   broadcast(messages: string, count: number): Promise<number | undefined>;
   /** Hears the other replicas from now on (one listener per process's fleet). */
   listen(listener: GatewaySessionListener): void;
-  /** Publishes a note about a 2026 client's input rounds to every replica, itself included (dropped while Redis is away). */
-  relay(note: string): void;
-  /** Hears every replica's notes about input rounds from now on. */
-  listenRounds(heard: (note: string) => void): void;
+  /**
+   * Publishes a note about a 2026 client's input rounds to the replica that listens as `to`, or without
+   * one to every replica, itself included (dropped while Redis is away).
+   */
+  relay(note: string, to?: string): void;
+  /** Hears, from now on, notes about input rounds sent to every replica and those sent to `own`. */
+  listenRounds(heard: (note: string) => void, own: string): void;
 }
 
 /** KEYS: counter, channel. ARGV: messages (a JSON array), their count. Numbers and publishes them in one step, so numbers follow publish order. */
@@ -110,13 +114,14 @@ export function gatewaySessionShare(link: FleetLink, bus: FleetBus): GatewaySess
         return undefined;
       }
     },
-    relay(note) {
+    relay(note, to) {
       ready()
-        ?.publish(roundsChannel, note)
+        ?.publish(to === undefined ? roundsChannel : link.key("gateway", "rounds", to), note)
         .catch((error: unknown) => link.failed(error));
     },
-    listenRounds(heard) {
+    listenRounds(heard, own) {
       bus.listen(roundsChannel, heard);
+      bus.listen(link.key("gateway", "rounds", own), heard);
     },
     listen(listener) {
       bus.listen(

@@ -51,6 +51,8 @@ export class InputRounds {
   private readonly perPrincipal = new Map<string | undefined, number>();
   /** Set on a replica (replica-rounds.ts): a retry whose call another process holds runs there; undefined when none holds it. */
   relay: ((round: RelayedRound, signal: AbortSignal) => Promise<Params | undefined>) | undefined;
+  /** Set on a replica (replica-rounds.ts): this process's name among the replicas, the head of each state it gives. */
+  tag: string | undefined;
 
   constructor(private readonly ttlMs = INPUT_ROUND_TTL_MS) {}
 
@@ -71,7 +73,8 @@ export class InputRounds {
       const declared = (capability: string) => isObject(downstream.capabilities?.[capability]);
       return this.resume(new SuspendedCall(what, declared, run), downstream.principal, signal);
     }
-    if (this.relay !== undefined && typeof state === "string" && !this.waiting.has(state)) {
+    // A state this replica gave and no longer holds is stale at once; another's is asked of its holder.
+    if (this.relay !== undefined && typeof state === "string" && !this.waiting.has(state) && InputRounds.holderOf(state) !== this.tag) {
       const relayed = await this.relay({ state, principal: downstream.principal, what, inputResponses: params.inputResponses }, signal);
       if (relayed === undefined) throw stale();
       return relayed;
@@ -119,7 +122,7 @@ export class InputRounds {
       );
     }
     this.perPrincipal.set(principal, count + 1);
-    const id = randomBytes(32).toString("base64url");
+    const id = `${this.tag === undefined ? "" : `${this.tag}.`}${randomBytes(32).toString("base64url")}`;
     const timer = setTimeout(
       () => this.forget(id)?.call.abandon(new RequestCancelledError(`The client did not come back with its input within ${this.ttlMs} ms`)),
       this.ttlMs,
@@ -137,6 +140,12 @@ export class InputRounds {
     this.forget(state as string);
     waiting.call.answer(inputResponses);
     return waiting.call;
+  }
+
+  /** The tag of the replica that gave `state` (its head before a "."), if it has one. */
+  static holderOf(state: string): string | undefined {
+    const dot = state.indexOf(".");
+    return dot > 0 ? state.slice(0, dot) : undefined;
   }
 
   private forget(id: string): Waiting | undefined {

@@ -1,9 +1,11 @@
 /**
  * A 2026 client's input rounds across a gateway's replicas. The call that waits on the client's input
  * runs in the replica that answered `input_required` (input-required.ts), but a round-robin balancer
- * sends the retry anywhere. A replica that does not hold the retry's `requestState` asks every replica
- * through the fleet's Redis; the one holding it says so at once, runs the round, and sends its outcome
- * back. Nobody saying so within CLAIM_MS means no replica holds it (expired, used, or its replica is
+ * sends the retry anywhere. Each replica listens on a channel of its own under a random tag, and the
+ * states it gives begin with that tag: a replica that does not hold a retry's `requestState` asks the
+ * replica the state names, through the fleet's Redis (a state without a tag, from a replica that gave
+ * none, is asked of every replica). The one holding it says so at once, runs the round, and sends its
+ * outcome back to the asker's channel. Nobody saying so within CLAIM_MS means no replica holds it (expired, used, or its replica is
  * gone): the client gets -32602 as in one process. While the round runs its holder says it is alive
  * every ALIVE_MS; three of those without a word mean the holder died, and the retry fails saying so
  * rather than waiting forever. The client closing its retry cancels the round where it runs, and so
@@ -15,7 +17,7 @@ import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
-import type { InputRounds, RelayedRound } from "./input-required.js";
+import { InputRounds, type RelayedRound } from "./input-required.js";
 import { pendingAnswer } from "./pending-answer.js";
 import { wireError } from "./wire-error.js";
 
@@ -27,7 +29,7 @@ export const CLAIM_MS = 2_000;
 export const ALIVE_MS = 5_000;
 
 type Note =
-  | { t: "ask"; c: string; round: RelayedRound }
+  | { t: "ask"; c: string; f: string; round: RelayedRound }
   | { t: "held"; c: string }
   | { t: "alive"; c: string }
   | { t: "waiting"; c: string }
@@ -37,11 +39,15 @@ type Note =
 /** Another replica's retry running here. */
 interface Running {
   readonly controller: AbortController;
+  /** The asking replica's tag: where this round's notes go. */
+  readonly asker: string;
   /** "alive" notes sent since the asking replica last answered one. */
   unanswered: number;
 }
 
 interface Asking {
+  /** The tag of the replica the state names (undefined: every replica was asked). */
+  readonly holder: string | undefined;
   /** The holder claimed the round, or said it still runs it. */
   held(): void;
   done(note: Extract<Note, { t: "done" }>): void;
@@ -49,7 +55,9 @@ interface Asking {
 
 /** Makes `rounds` pass retries it does not hold to the other replicas, and run theirs that it holds. */
 export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, timing = { claimMs: CLAIM_MS, aliveMs: ALIVE_MS }): void {
-  const send = (note: Note) => share.relay(JSON.stringify(note));
+  const me = randomBytes(6).toString("base64url"); // no "." in it: states are `${me}.${random}`
+  rounds.tag = me;
+  const send = (note: Note, to: string | undefined) => share.relay(JSON.stringify(note), to);
   /** This replica's retries waiting on another's round, by correlation id. */
   const asking = new Map<string, Asking>();
   /** Other replicas' retries running here, by correlation id: their cancels abort them. */
@@ -61,16 +69,17 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
       const controller = new AbortController();
       const round = rounds.resumeRelayed(note.round, controller.signal);
       if (round === undefined) return;
-      const here: Running = { controller, unanswered: 0 };
+      const asker = note.f;
+      const here: Running = { controller, asker, unanswered: 0 };
       running.set(note.c, here);
-      send({ t: "held", c: note.c });
+      send({ t: "held", c: note.c }, asker);
       // The asking replica answers each "alive": two left unanswered mean it died with the client's
       // retry, so nobody waits for this round any more and the call is cancelled upstream.
       const alive = setInterval(() => {
         if (here.unanswered >= 2) controller.abort();
         else {
           here.unanswered++;
-          send({ t: "alive", c: note.c });
+          send({ t: "alive", c: note.c }, asker);
         }
       }, timing.aliveMs);
       alive.unref();
@@ -82,7 +91,7 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
         .then((done) => {
           clearInterval(alive);
           running.delete(note.c);
-          send(done);
+          send(done, asker);
         });
     } else if (note.t === "cancel") running.get(note.c)?.controller.abort();
     else if (note.t === "waiting") {
@@ -93,12 +102,13 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
       const waiting = asking.get(note.c);
       if (waiting === undefined) return;
       waiting.held();
-      send({ t: "waiting", c: note.c });
+      send({ t: "waiting", c: note.c }, waiting.holder);
     } else asking.get(note.c)?.done(note);
-  });
+  }, me);
 
   rounds.relay = (round, signal) => {
     const c = randomBytes(12).toString("base64url");
+    const holder = InputRounds.holderOf(round.state);
     let silence: NodeJS.Timeout | undefined;
     const forget = () => {
       clearTimeout(silence);
@@ -120,17 +130,18 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
         // within claimMs, no replica holds it; claimed, the holder must speak every aliveMs.
         silence = setTimeout(() => (forget(), resolve(undefined)), timing.claimMs).unref();
         asking.set(c, {
+          holder,
           held: () => {
             clearTimeout(silence);
             silence = setTimeout(holderGone, timing.aliveMs * 3).unref();
           },
           done: (note) => (forget(), note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error))),
         });
-        send({ t: "ask", c, round });
+        send({ t: "ask", c, f: me, round }, holder);
       },
       () => {
         forget();
-        send({ t: "cancel", c });
+        send({ t: "cancel", c }, holder);
         return new RequestCancelledError(`${round.what} was cancelled by the client`);
       },
     );

@@ -8,22 +8,32 @@
  */
 import { describe, expect, it } from "vitest";
 import type { GatewaySessionShare } from "../../src/fleet/gateway-sessions.js";
-import type { InputRounds, RelayedRound } from "../../src/gateway/input-required.js";
+import type { Downstream } from "../../src/gateway/downstream.js";
+import { InputRounds, type RelayedRound } from "../../src/gateway/input-required.js";
 import { relayRounds } from "../../src/gateway/replica-rounds.js";
 
-/** Replicas on one channel; `silence(i)` drops everything replica i sends from then on. */
+/**
+ * Replicas on the fleet's channels: one all hear, one of each replica's own (its tag). `silence(i)`
+ * drops everything replica i sends from then on; `heard[i]` counts the notes replica i received.
+ */
 function channel() {
-  const listeners: Array<(note: string) => void> = [];
+  const listeners: Array<{ own: string; heard: (note: string) => void; index: number }> = [];
   const silenced = new Set<number>();
+  const heard: number[] = [];
   const share = (index: number) =>
     ({
-      relay: (note: string) => {
+      relay: (note: string, to?: string) => {
         if (silenced.has(index)) return;
-        for (const listener of listeners) queueMicrotask(() => listener(note));
+        for (const listener of listeners)
+          if (to === undefined || listener.own === to)
+            queueMicrotask(() => {
+              heard[listener.index] = (heard[listener.index] ?? 0) + 1;
+              listener.heard(note);
+            });
       },
-      listenRounds: (heard: (note: string) => void) => void listeners.push(heard),
+      listenRounds: (heard: (note: string) => void, own: string) => void listeners.push({ own, heard, index }),
     }) as unknown as GatewaySessionShare;
-  return { share, silence: (index: number) => silenced.add(index) };
+  return { share, heard, silence: (index: number) => silenced.add(index) };
 }
 
 /** Just what the relay uses of InputRounds: `relay` set on it, `resumeRelayed` answered by `hold`. */
@@ -108,5 +118,42 @@ describe("input rounds relayed between replicas", () => {
     expect(cancelled()).toBe(true);
     client.abort();
     await relayed;
+  });
+
+  it("a state that names its holder is asked of that replica alone; a third replica hears nothing", async () => {
+    const { share, heard } = channel();
+    const [asker, bystander] = [rounds(), rounds()];
+    const holder = rounds((r) => (r.state === state ? Promise.resolve({ content: [{ text: "held here" }] }) : undefined));
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    relayRounds(share(2), bystander, timing);
+    const state = `${holder.tag!}.abc`;
+    expect(InputRounds.holderOf(state)).toBe(holder.tag);
+    expect(await asker.relay!({ ...round, state }, new AbortController().signal)).toEqual({ content: [{ text: "held here" }] });
+    expect(heard[1]).toBe(1); // the ask
+    expect(heard[0]).toBe(2); // held, done
+    expect(heard[2]).toBeUndefined();
+  });
+
+  it("a state naming a replica that is gone reaches nobody and is undefined after the claim window", async () => {
+    const { share, heard } = channel();
+    const [a, b] = [rounds(), rounds()];
+    relayRounds(share(0), a, timing);
+    relayRounds(share(1), b, timing);
+    expect(await a.relay!({ ...round, state: "gone.abc" }, new AbortController().signal)).toBeUndefined();
+    expect(heard).toEqual([]);
+  });
+
+  it("a state this replica gave and no longer holds is -32602 at once, not after the claim window", async () => {
+    const { share } = channel();
+    const local = new InputRounds();
+    relayRounds(share(0), local, { claimMs: 5_000, aliveMs: 40 });
+    const downstream = { principal: undefined, capabilities: {} } as unknown as Downstream;
+    const started = performance.now();
+    const retry = local.call("tools/call ask", { requestState: `${local.tag!}.used`, inputResponses: {} }, downstream, new AbortController().signal, () =>
+      Promise.resolve({}),
+    );
+    await expect(retry).rejects.toMatchObject({ code: -32602 });
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
