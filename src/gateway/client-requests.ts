@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL } from "../connection/eras/modern-wire.js";
 import { isModern } from "../connection/eras/versions.js";
 import type { CallHandlers } from "../client/call-handlers.js";
+import type { LogParams } from "../connection/events.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
@@ -124,17 +125,14 @@ export function modernEnvelope(downstream: Downstream): { meta?: Record<string, 
 }
 
 /**
- * A 2026 client's handlers, with the log messages its call causes (those the server sent on the call's
- * own stream) at its request's level or above sent on its response stream. The era has no session to
- * broadcast them to, and a log from the call's own stream can only be this client's.
+ * Where a 2026 request's call sends its log messages (those the server sent on the call's own stream):
+ * to the request's response stream, at its level or above; undefined when the request named no level.
+ * The era has no session to broadcast them to, and a log from the call's own stream can only be this
+ * client's.
  */
-export function withRequestLogs(handlers: CallHandlers, downstream: Downstream, stream: CallStream | undefined): CallHandlers {
-  if (stream === undefined || downstream.logLevel === undefined || !isModern(downstream.protocolVersion)) return handlers;
-  return {
-    ...handlers,
-    onLog: (params) => {
-      if (!wantsLog(downstream, params.level)) return;
-      stream({ jsonrpc: "2.0", method: "notifications/message", params });
-    },
+export function requestLogger(downstream: Downstream, stream: CallStream | undefined): ((params: LogParams) => void) | undefined {
+  if (stream === undefined || downstream.logLevel === undefined) return undefined;
+  return (params) => {
+    if (wantsLog(downstream, params.level)) stream({ jsonrpc: "2.0", method: "notifications/message", params });
   };
 }

@@ -15,7 +15,7 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { GatewayCatalog } from "./catalog.js";
 import type { CallHandlers } from "../client/call-handlers.js";
-import { handlersFor, modernEnvelope, withRequestLogs, type CallStream } from "./client-requests.js";
+import { handlersFor, modernEnvelope, requestLogger, type CallStream } from "./client-requests.js";
 import { InputRounds } from "./input-required.js";
 import { LOG_LEVELS, type Downstream, type LogLevel } from "./downstream.js";
 import { gatewayNames, type GatewayNames } from "./names.js";
@@ -174,8 +174,7 @@ export class GatewayHandler {
     stream: RequestStream | undefined,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
   ): Promise<Params> {
-    if (isModern(downstream.protocolVersion))
-      return this.inputRounds.call(what, params, downstream, signal, (handlers, s) => run(withRequestLogs(handlers, downstream, stream), s));
+    if (isModern(downstream.protocolVersion)) return this.inputRounds.call(what, params, downstream, signal, run, requestLogger(downstream, stream));
     return run(handlersFor(downstream, stream), signal);
   }
 

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CallHandlers } from "../client/call-handlers.js";
+import type { LogParams } from "../connection/events.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
@@ -59,7 +60,7 @@ export class InputRounds {
   /**
    * A 2026 client's request `what` (its method and the tool, prompt or URI it names): a new call (`run`
    * starts it on the board with the handlers given), or, with `requestState`, the next round of one
-   * waiting on it.
+   * waiting on it. `logTo` takes the call's log messages while this request's round runs.
    */
   async call(
     what: string,
@@ -67,11 +68,12 @@ export class InputRounds {
     downstream: Downstream,
     signal: AbortSignal,
     run: (handlers: CallHandlers, signal: AbortSignal) => Promise<Params>,
+    logTo?: (params: LogParams) => void,
   ): Promise<Params> {
     const state = params.requestState;
     if (state === undefined) {
       const declared = (capability: string) => isObject(downstream.capabilities?.[capability]);
-      return this.resume(new SuspendedCall(what, declared, run), downstream.principal, signal);
+      return this.resume(new SuspendedCall(what, declared, run), downstream.principal, signal, logTo);
     }
     // A state this replica gave and no longer holds is stale at once; another's is asked of its holder.
     if (this.relay !== undefined && typeof state === "string" && !this.waiting.has(state) && InputRounds.holderOf(state) !== this.tag) {
@@ -79,7 +81,7 @@ export class InputRounds {
       if (relayed === undefined) throw stale();
       return relayed;
     }
-    return this.resume(this.take(state, downstream.principal, what, params.inputResponses), downstream.principal, signal);
+    return this.resume(this.take(state, downstream.principal, what, params.inputResponses), downstream.principal, signal, logTo);
   }
 
   /** A retry another replica received for a call this process holds: its round; undefined when none is held here. */
@@ -88,7 +90,9 @@ export class InputRounds {
     return (async () => this.resume(this.take(round.state, round.principal, round.what, round.inputResponses), round.principal, signal))();
   }
 
-  private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal): Promise<Params> {
+  /** Runs one round of `call` for a client's request; a retry relayed from another replica has no `logTo` (its logs are dropped). */
+  private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal, logTo?: (params: LogParams) => void): Promise<Params> {
+    call.logTo = logTo;
     // The client closing its request cancels the call, as it would a call without rounds.
     const cancel = () => call.abandon(new RequestCancelledError(`${call.what} was cancelled by the client`));
     signal.addEventListener("abort", cancel, { once: true });
@@ -97,6 +101,7 @@ export class InputRounds {
       round = await call.round(signal);
     } finally {
       signal.removeEventListener("abort", cancel);
+      call.logTo = undefined; // the request's stream ends with its round
     }
     if ("result" in round) return round.result;
     return { resultType: "input_required", inputRequests: round.inputRequests, requestState: this.keep(call, principal) };

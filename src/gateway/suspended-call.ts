@@ -12,6 +12,7 @@
  */
 import type { CallHandlers } from "../client/call-handlers.js";
 import type { HandlerContext } from "../client/options.js";
+import type { LogParams } from "../connection/events.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
@@ -38,6 +39,8 @@ export class SuspendedCall {
   private next = 0;
   private outcome: { result: Params } | { error: unknown } | undefined;
   private wake: (() => void) | undefined;
+  /** Where the call's logs go now: the stream of the client's request whose round runs (none between rounds). */
+  logTo: ((params: LogParams) => void) | undefined;
 
   /**
    * Starts the call. `declared` says whether the client declared the capability a request needs; a
@@ -65,6 +68,7 @@ export class SuspendedCall {
       onSampling: (params, context) => ask("sampling/createMessage", params as unknown as Params, context),
       onElicitation: (params, context) => ask("elicitation/create", params as unknown as Params, context),
       onRoots: (context) => ask("roots/list", {}, context),
+      onLog: (params) => this.logTo?.(params),
     };
     run(handlers, this.controller.signal).then(
       (result) => this.settle({ result }),

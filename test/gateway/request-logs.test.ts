@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { LogParams } from "../../src/connection/events.js";
+import { PASS_THROUGH_CAPABILITIES } from "../../src/gateway/index.js";
 import { createAskingServer } from "../fixtures/asking-server.js";
 import { startStreamableHttpServer } from "../fixtures/http-servers.js";
 import { startSdkV2Http } from "../fixtures/sdk-v2-http.js";
@@ -62,6 +63,17 @@ describe("2026 per-request logs through the gateway", () => {
     const { client, logs } = await modernClient(gateway.url, "warning");
     expect((await client.callTool("up__chatty", {})).content).toEqual([{ type: "text", text: "said it" }]);
     expect(levels(logs)).toEqual(["warning:warning from chatty"]);
+  });
+
+  it("a call that asks its client for input logs on each round's own stream", async () => {
+    const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+    const gateway = await serve({ servers: { up: { url: asking.url } }, client: { capabilities: PASS_THROUGH_CAPABILITIES } });
+    const client = track(await connect({ url: gateway.url }, { protocol: VERSION, onElicitation: () => ({ action: "accept", content: { name: "Ada" } }) }));
+    const logs: LogParams[] = [];
+    client.on("log", (params) => logs.push(params));
+    await client.setLoggingLevel("info");
+    expect((await client.callTool("up__ask_then_log", {})).content).toEqual([{ type: "text", text: "asked and said it" }]);
+    expect(levels(logs)).toEqual(["warning:before asking", "warning:after Ada answered"]);
   });
 
   it("the answer is an event stream only when something comes before it; without a log level, no logs", async () => {
