@@ -50,8 +50,11 @@ export interface RelayedRound {
 export class InputRounds {
   private readonly waiting = new Map<string, Waiting>();
   private readonly perPrincipal = new Map<string | undefined, number>();
-  /** Set on a replica (replica-rounds.ts): a retry whose call another process holds runs there; undefined when none holds it. */
-  relay: ((round: RelayedRound, signal: AbortSignal) => Promise<Params | undefined>) | undefined;
+  /**
+   * Set on a replica (replica-rounds.ts): a retry whose call another process holds runs there, its logs
+   * coming back to `logTo`; undefined when none holds it.
+   */
+  relay: ((round: RelayedRound, signal: AbortSignal, logTo?: (params: LogParams) => void) => Promise<Params | undefined>) | undefined;
   /** Set on a replica (replica-rounds.ts): this process's name among the replicas, the head of each state it gives. */
   tag: string | undefined;
 
@@ -77,20 +80,20 @@ export class InputRounds {
     }
     // A state this replica gave and no longer holds is stale at once; another's is asked of its holder.
     if (this.relay !== undefined && typeof state === "string" && !this.waiting.has(state) && InputRounds.holderOf(state) !== this.tag) {
-      const relayed = await this.relay({ state, principal: downstream.principal, what, inputResponses: params.inputResponses }, signal);
+      const relayed = await this.relay({ state, principal: downstream.principal, what, inputResponses: params.inputResponses }, signal, logTo);
       if (relayed === undefined) throw stale();
       return relayed;
     }
     return this.resume(this.take(state, downstream.principal, what, params.inputResponses), downstream.principal, signal, logTo);
   }
 
-  /** A retry another replica received for a call this process holds: its round; undefined when none is held here. */
-  resumeRelayed(round: RelayedRound, signal: AbortSignal): Promise<Params> | undefined {
+  /** A retry another replica received for a call this process holds: its round (its logs to `logTo`); undefined when none is held here. */
+  resumeRelayed(round: RelayedRound, signal: AbortSignal, logTo?: (params: LogParams) => void): Promise<Params> | undefined {
     if (!this.waiting.has(round.state)) return undefined;
-    return (async () => this.resume(this.take(round.state, round.principal, round.what, round.inputResponses), round.principal, signal))();
+    return (async () => this.resume(this.take(round.state, round.principal, round.what, round.inputResponses), round.principal, signal, logTo))();
   }
 
-  /** Runs one round of `call` for a client's request; a retry relayed from another replica has no `logTo` (its logs are dropped). */
+  /** Runs one round of `call` for a client's request; its logs go to `logTo` while it runs (none: dropped). */
   private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal, logTo?: (params: LogParams) => void): Promise<Params> {
     call.logTo = logTo;
     // The client closing its request cancels the call, as it would a call without rounds.

@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
+import type { LogParams } from "../connection/events.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import type { JsonRpcErrorObject } from "../jsonrpc/messages.js";
 import { InputRounds, type RelayedRound } from "./input-required.js";
@@ -29,7 +30,8 @@ export const CLAIM_MS = 2_000;
 export const ALIVE_MS = 5_000;
 
 type Note =
-  | { t: "ask"; c: string; f: string; round: RelayedRound }
+  | { t: "ask"; c: string; f: string; round: RelayedRound; l?: true }
+  | { t: "log"; c: string; params: LogParams }
   | { t: "held"; c: string }
   | { t: "alive"; c: string }
   | { t: "waiting"; c: string }
@@ -48,6 +50,8 @@ interface Running {
 interface Asking {
   /** The tag of the replica the state names (undefined: every replica was asked). */
   readonly holder: string | undefined;
+  /** Where the round's logs go (the client's retry), if it asked for them. */
+  readonly log: ((params: LogParams) => void) | undefined;
   /** The holder claimed the round, or said it still runs it. */
   held(): void;
   done(note: Extract<Note, { t: "done" }>): void;
@@ -67,7 +71,9 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
     const note = JSON.parse(text) as Note;
     if (note.t === "ask") {
       const controller = new AbortController();
-      const round = rounds.resumeRelayed(note.round, controller.signal);
+      // The round's logs go back to the asker, which writes them to the client's retry (`l`: it asked for them).
+      const logTo = note.l ? (params: LogParams) => send({ t: "log", c: note.c, params }, note.f) : undefined;
+      const round = rounds.resumeRelayed(note.round, controller.signal, logTo);
       if (round === undefined) return;
       const asker = note.f;
       const here: Running = { controller, asker, unanswered: 0 };
@@ -94,6 +100,7 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
           send(done, asker);
         });
     } else if (note.t === "cancel") running.get(note.c)?.controller.abort();
+    else if (note.t === "log") asking.get(note.c)?.log?.(note.params);
     else if (note.t === "waiting") {
       const here = running.get(note.c);
       if (here !== undefined) here.unanswered = 0;
@@ -106,7 +113,7 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
     } else asking.get(note.c)?.done(note);
   }, me);
 
-  rounds.relay = (round, signal) => {
+  rounds.relay = (round, signal, logTo) => {
     const c = randomBytes(12).toString("base64url");
     const holder = InputRounds.holderOf(round.state);
     let silence: NodeJS.Timeout | undefined;
@@ -131,13 +138,14 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
         silence = setTimeout(() => (forget(), resolve(undefined)), timing.claimMs).unref();
         asking.set(c, {
           holder,
+          log: logTo,
           held: () => {
             clearTimeout(silence);
             silence = setTimeout(holderGone, timing.aliveMs * 3).unref();
           },
           done: (note) => (forget(), note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error))),
         });
-        send({ t: "ask", c, f: me, round }, holder);
+        send(logTo === undefined ? { t: "ask", c, f: me, round } : { t: "ask", c, f: me, round, l: true }, holder);
       },
       () => {
         forget();

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { GatewaySessionShare } from "../../src/fleet/gateway-sessions.js";
+import type { LogParams } from "../../src/connection/events.js";
 import type { Downstream } from "../../src/gateway/downstream.js";
 import { InputRounds, type RelayedRound } from "../../src/gateway/input-required.js";
 import { relayRounds } from "../../src/gateway/replica-rounds.js";
@@ -37,8 +38,13 @@ function channel() {
 }
 
 /** Just what the relay uses of InputRounds: `relay` set on it, `resumeRelayed` answered by `hold`. */
-function rounds(hold: (round: RelayedRound, signal: AbortSignal) => Promise<Record<string, unknown>> | undefined = () => undefined) {
-  return { relay: undefined, resumeRelayed: (round: RelayedRound, signal: AbortSignal) => hold(round, signal) } as unknown as InputRounds;
+function rounds(
+  hold: (round: RelayedRound, signal: AbortSignal, logTo?: (params: LogParams) => void) => Promise<Record<string, unknown>> | undefined = () => undefined,
+) {
+  return {
+    relay: undefined,
+    resumeRelayed: (round: RelayedRound, signal: AbortSignal, logTo?: (params: LogParams) => void) => hold(round, signal, logTo),
+  } as unknown as InputRounds;
 }
 
 /** Replica 0 asks, replica 1 holds a round that runs until its signal aborts; `cancelled()` says whether it did. */
@@ -155,5 +161,24 @@ describe("input rounds relayed between replicas", () => {
     );
     await expect(retry).rejects.toMatchObject({ code: -32602 });
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("a relayed round's logs come back to the asker's retry, and only when it asked for them", async () => {
+    const { share } = channel();
+    const asker = rounds();
+    const offered: boolean[] = [];
+    const holder = rounds((_, __, logTo) => {
+      offered.push(logTo !== undefined);
+      logTo?.({ level: "warning", data: "from the holder" });
+      return Promise.resolve({ content: [] });
+    });
+    relayRounds(share(0), asker, timing);
+    relayRounds(share(1), holder, timing);
+    const state = `${holder.tag!}.abc`;
+    const heard: LogParams[] = [];
+    await asker.relay!({ ...round, state }, new AbortController().signal, (params) => heard.push(params));
+    await asker.relay!({ ...round, state }, new AbortController().signal);
+    expect(heard).toEqual([{ level: "warning", data: "from the holder" }]);
+    expect(offered).toEqual([true, false]);
   });
 });

@@ -230,6 +230,44 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     }
   });
 
+  it("a 2026 round relayed from B to A sends the call's logs back to B's response, at the retry's level", async () => {
+    const upstream = await startStreamableHttpServer({ stateful: true, createServer: () => createAskingServer() });
+    try {
+      const servers = { asking: { url: upstream.url } };
+      const [a, b] = [await replica({}, servers), await replica({}, servers)];
+      /** A raw 2026 tools/call at log level warning; its answer's messages in order, JSON or an event stream. */
+      const call = async (url: string, id: number, extra: Record<string, unknown> = {}) => {
+        const meta = {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+          "io.modelcontextprotocol/logLevel": "warning",
+        };
+        const response = await post(url, rpc(id, "tools/call", { name: "asking__ask_then_log", arguments: {}, ...extra, _meta: meta }), {
+          "mcp-protocol-version": "2026-07-28",
+        });
+        const text = await response.text();
+        const lines = response.headers.get("content-type")?.includes("text/event-stream")
+          ? text
+              .split("\n")
+              .filter((line) => line.startsWith("data: "))
+              .map((line) => line.slice(6))
+          : [text];
+        return lines.map((line) => JSON.parse(line) as { method?: string; params?: { data?: string }; result?: Record<string, unknown> });
+      };
+      const first = await call(a.gateway.url, 1);
+      expect(first.map((m) => m.params?.data ?? m.result?.resultType)).toEqual(["before asking", "input_required"]);
+      const asked = first[1].result!;
+      const [key] = Object.keys(asked.inputRequests as object);
+      const retry = await call(b.gateway.url, 2, {
+        requestState: asked.requestState,
+        inputResponses: { [key]: { action: "accept", content: { name: "Ada" } } },
+      });
+      expect(retry.map((m) => m.params?.data ?? m.result?.resultType)).toEqual(["after Ada answered", "complete"]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("Redis away: A serves a session it opens, its stream hears its board unnumbered; back, B finds the session", async () => {
     const a = await replica();
     const b = await replica();
