@@ -332,7 +332,7 @@ export class McpClient {
     return this.checked.get(method);
   }
 
-  /** Runs `call` with options that carry its own handlers as the request's origin, if the client declared what a server may ask. */
+  /** Runs `call` with its own handlers as the request's origin, when a server may ask the client or the handlers take logs. */
   private withHandlers<O extends OptionsWithHandlers, T>(options: O | undefined, call: (sent: O | undefined) => Promise<T>): Promise<T> {
     const handlers = options?.handlers;
     // Without anything a server may ask, a call's handlers matter only for its own logs.

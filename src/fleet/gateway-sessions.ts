@@ -5,8 +5,8 @@
  * others update or drop their cached copies), and the messages sent outside responses (list changes,
  * log messages), numbered fleet-wide by one counter so a client's `Last-Event-ID` means the same on
  * every replica, and channels for 2026 clients' input rounds (src/gateway/replica-rounds.ts): one
- * that every replica hears, and one of each replica's own. This
- * file only moves strings; what they say is the gateway's.
+ * that every replica hears, and one of each replica's own. This file only moves strings; what they
+ * say is the gateway's.
  */
 import type { FleetBus } from "./bus.js";
 import type { FleetLink } from "./link.js";

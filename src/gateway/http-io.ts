@@ -73,3 +73,35 @@ export function openEventStream(response: ServerResponse, headers: Record<string
 export function writeEvent(response: ServerResponse, message: JsonRpcMessage): void {
   response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
+
+/**
+ * A POST's reply: one JSON body, unless a message about the request (progress, a log, a server's
+ * request it caused) comes first; then an event stream, which the reply ends. What comes after the
+ * response ended (a call that outlived its request, such as an input round) is dropped.
+ */
+export class ReplyStream {
+  private streaming = false;
+
+  constructor(private readonly response: ServerResponse) {}
+
+  /** Sends `message` ahead of the reply. */
+  readonly send = (message: JsonRpcMessage): void => {
+    if (this.response.writableEnded) return;
+    this.open();
+    writeEvent(this.response, message);
+  };
+
+  /** Opens the event stream now (a request that asked for progress). */
+  open(): void {
+    if (this.streaming) return;
+    openEventStream(this.response);
+    this.streaming = true;
+  }
+
+  /** Ends the response with `reply`: its last event, or its JSON body with `status`. */
+  end(reply: JsonRpcMessage, status = 200): void {
+    if (!this.streaming) return sendJson(this.response, status, reply);
+    writeEvent(this.response, reply);
+    this.response.end();
+  }
+}

@@ -9,10 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ConfigError } from "../jsonrpc/errors.js";
-import { classifyMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc/messages.js";
+import { classifyMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc/messages.js";
 import { makeAuthenticate, metadataPath, resourceMetadata, type Authenticate } from "./auth.js";
 import type { GatewayHandler } from "./handler.js";
-import { accepts, isJsonContent, openEventStream, readBody, sendError, sendJson, writeEvent } from "./http-io.js";
+import { accepts, isJsonContent, openEventStream, readBody, ReplyStream, sendError, sendJson } from "./http-io.js";
 import type { GatewaySettings } from "./options.js";
 import type { Downstream } from "./downstream.js";
 import { SessionStore, type Session } from "./sessions.js";
@@ -205,18 +205,12 @@ export class GatewayServer {
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     // Progress, and a server's request the call causes, ride on the request's own event stream, opened
     // when the first comes (at once for a progress token); then the response ends it. Else: JSON.
-    let streaming = meta?.progressToken !== undefined;
-    if (streaming) openEventStream(response);
-    const reply: JsonRpcMessage = await this.handler.handle(message, session, (sent) => {
-      if (!streaming) openEventStream(response);
-      streaming = true;
-      writeEvent(response, sent);
-    });
+    const reply = new ReplyStream(response);
+    if (meta?.progressToken !== undefined) reply.open();
+    const answer = await this.handler.handle(message, session, reply.send);
     // A request that changed the session's state saves it before the answer (replicas read it there).
     if (message.method === "logging/setLevel") await this.sessions.save(session);
-    if (!streaming) return sendJson(response, 200, reply);
-    writeEvent(response, reply);
-    response.end();
+    reply.end(answer);
   }
 
   private async get(request: IncomingMessage, response: ServerResponse, principal: string | undefined): Promise<void> {

@@ -5,12 +5,13 @@
  * states it gives begin with that tag: a replica that does not hold a retry's `requestState` asks the
  * replica the state names, through the fleet's Redis (a state without a tag, from a replica that gave
  * none, is asked of every replica). The one holding it says so at once, runs the round, and sends its
- * outcome back to the asker's channel. Nobody saying so within CLAIM_MS means no replica holds it (expired, used, or its replica is
- * gone): the client gets -32602 as in one process. While the round runs its holder says it is alive
- * every ALIVE_MS; three of those without a word mean the holder died, and the retry fails saying so
- * rather than waiting forever. The client closing its retry cancels the round where it runs, and so
- * does the asking replica dying with it: that replica answers each "alive" note, and two unanswered
- * ones leave nobody waiting for the round's outcome.
+ * outcome (and its logs, when the retry asked for them) back to the asker's channel. Nobody saying so
+ * within CLAIM_MS means no replica holds it (expired, used, or its replica is gone): the client gets
+ * -32602 as in one process. While the round runs its holder says it is alive every ALIVE_MS; three of
+ * those without a word mean the holder died, and the retry fails saying so rather than waiting forever.
+ * The client closing its retry cancels the round where it runs, and so does the asking replica dying
+ * with it: that replica answers each "alive" note, and two unanswered ones leave nobody waiting for the
+ * round's outcome.
  */
 import { randomBytes } from "node:crypto";
 import type { GatewaySessionShare } from "../fleet/gateway-sessions.js";
@@ -30,7 +31,7 @@ export const CLAIM_MS = 2_000;
 export const ALIVE_MS = 5_000;
 
 type Note =
-  | { t: "ask"; c: string; f: string; round: RelayedRound; l?: true }
+  | { t: "ask"; c: string; f: string; round: RelayedRound; l: boolean }
   | { t: "log"; c: string; params: LogParams }
   | { t: "held"; c: string }
   | { t: "alive"; c: string }
@@ -41,8 +42,6 @@ type Note =
 /** Another replica's retry running here. */
 interface Running {
   readonly controller: AbortController;
-  /** The asking replica's tag: where this round's notes go. */
-  readonly asker: string;
   /** "alive" notes sent since the asking replica last answered one. */
   unanswered: number;
 }
@@ -75,8 +74,8 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
       const logTo = note.l ? (params: LogParams) => send({ t: "log", c: note.c, params }, note.f) : undefined;
       const round = rounds.resumeRelayed(note.round, controller.signal, logTo);
       if (round === undefined) return;
-      const asker = note.f;
-      const here: Running = { controller, asker, unanswered: 0 };
+      const asker = note.f; // where this round's notes go
+      const here: Running = { controller, unanswered: 0 };
       running.set(note.c, here);
       send({ t: "held", c: note.c }, asker);
       // The asking replica answers each "alive": two left unanswered mean it died with the client's
@@ -145,7 +144,7 @@ export function relayRounds(share: GatewaySessionShare, rounds: InputRounds, tim
           },
           done: (note) => (forget(), note.error === undefined ? resolve(note.result ?? {}) : reject(ProtocolError.fromWire(note.error))),
         });
-        send(logTo === undefined ? { t: "ask", c, f: me, round } : { t: "ask", c, f: me, round, l: true }, holder);
+        send({ t: "ask", c, f: me, round, l: logTo !== undefined }, holder);
       },
       () => {
         forget();

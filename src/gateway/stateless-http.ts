@@ -12,7 +12,7 @@ import { isModern } from "../connection/eras/versions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import type { JsonRpcErrorObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { GatewayHandler } from "./handler.js";
-import { openEventStream, sendJson, writeEvent } from "./http-io.js";
+import { openEventStream, ReplyStream, sendJson, writeEvent } from "./http-io.js";
 import { Listen } from "./listens.js";
 import { answerModern, envelopeOf, envelopeProblem, requestDownstream, versionProblem } from "./modern.js";
 
@@ -80,16 +80,9 @@ export class StatelessHttp {
     response.once("close", cancel);
     try {
       // JSON unless something comes before the answer (progress, log messages): then an event stream.
-      let streaming = false;
-      const answer = await answerModern(this.handler, message, downstream, (notification) => {
-        if (response.writableEnded) return; // a call that outlived its request (an input round)
-        if (!streaming) openEventStream(response);
-        streaming = true;
-        writeEvent(response, notification);
-      });
-      if (!streaming) return this.reply(response, answer);
-      writeEvent(response, answer);
-      response.end();
+      const reply = new ReplyStream(response);
+      const answer = await answerModern(this.handler, message, downstream, reply.send);
+      reply.end(answer, statusOf(answer));
     } finally {
       response.off("close", cancel);
       this.running.set(socket, (this.running.get(socket) ?? 1) - 1);
@@ -114,10 +107,6 @@ export class StatelessHttp {
     if (name !== undefined && headerValue(name) !== mcpNameOf(message.method, message.params))
       return { code: ErrorCode.HeaderMismatch, message: `Header mismatch: Mcp-Name is not the name or URI in the request's params` };
     return undefined;
-  }
-
-  private reply(response: ServerResponse, reply: JsonRpcResponse): void {
-    sendJson(response, statusOf(reply), reply);
   }
 
   private async listen(
