@@ -95,7 +95,7 @@ export class InputRounds {
 
   /** Runs one round of `call` for a client's request; its logs go to `logTo` while it runs (none: dropped). */
   private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal, logTo?: (params: LogParams) => void): Promise<Params> {
-    call.logTo = logTo;
+    call.startRound(logTo);
     // The client closing its request cancels the call, as it would a call without rounds.
     const cancel = () => call.abandon(new RequestCancelledError(`${call.what} was cancelled by the client`));
     signal.addEventListener("abort", cancel, { once: true });
@@ -104,7 +104,7 @@ export class InputRounds {
       round = await call.round(signal);
     } finally {
       signal.removeEventListener("abort", cancel);
-      call.logTo = undefined; // the request's stream ends with its round
+      call.endRound();
     }
     if ("result" in round) return round.result;
     return { resultType: "input_required", inputRequests: round.inputRequests, requestState: this.keep(call, principal) };

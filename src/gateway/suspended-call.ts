@@ -30,6 +30,9 @@ interface Asked extends Settle<Params> {
 /** What a round ends with: the call's result, or the requests the client must answer first. */
 export type Round = { result: Params } | { inputRequests: Record<string, { method: string; params: Params }> };
 
+/** Log messages a call keeps between two rounds; older ones are dropped, and the next round is told how many. */
+export const MAX_HELD_LOGS = 100;
+
 const KIND: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
 
 export class SuspendedCall {
@@ -40,7 +43,10 @@ export class SuspendedCall {
   private outcome: { result: Params } | { error: unknown } | undefined;
   private wake: (() => void) | undefined;
   /** Where the call's logs go now: the stream of the client's request whose round runs (none between rounds). */
-  logTo: ((params: LogParams) => void) | undefined;
+  private logTo: ((params: LogParams) => void) | undefined;
+  /** Logs that came between rounds, for the next round's stream; only once a round asked for logs. */
+  private heldLogs: LogParams[] | undefined;
+  private droppedLogs = 0;
 
   /**
    * Starts the call. `declared` says whether the client declared the capability a request needs; a
@@ -68,12 +74,36 @@ export class SuspendedCall {
       onSampling: (params, context) => ask("sampling/createMessage", params as unknown as Params, context),
       onElicitation: (params, context) => ask("elicitation/create", params as unknown as Params, context),
       onRoots: (context) => ask("roots/list", {}, context),
-      onLog: (params) => this.logTo?.(params),
+      onLog: (params) => (this.logTo !== undefined ? this.logTo(params) : this.holdLog(params)),
     };
     run(handlers, this.controller.signal).then(
       (result) => this.settle({ result }),
       (error: unknown) => this.settle({ error }),
     );
+  }
+
+  /**
+   * A round starts: its request's stream takes the call's logs, what came between rounds first, oldest
+   * first. `logTo` undefined: the request set no log level, so it gets none, and none are held after it.
+   */
+  startRound(logTo: ((params: LogParams) => void) | undefined): void {
+    this.logTo = logTo;
+    const held = this.heldLogs;
+    this.heldLogs = logTo === undefined ? undefined : [];
+    if (logTo === undefined || held === undefined) return;
+    if (this.droppedLogs > 0)
+      logTo({
+        level: "warning",
+        logger: "mcp-switchboard",
+        data: `${this.droppedLogs} earlier log messages of ${this.what} were dropped: the gateway holds the last ${MAX_HELD_LOGS} between rounds`,
+      });
+    this.droppedLogs = 0;
+    for (const params of held) logTo(params);
+  }
+
+  /** The round's request ended (its stream with it): logs wait for the next round. */
+  endRound(): void {
+    this.logTo = undefined;
   }
 
   /** Whether the call has finished (its result waits for the next round). */
@@ -142,6 +172,20 @@ export class SuspendedCall {
     );
     this.wake?.();
     return answer;
+  }
+
+  /**
+   * A log between rounds: a 2026 request's logs travel on its own stream, and none is open now. Kept
+   * for the next round (bounded: a call that logs in a loop while its client thinks must not grow the
+   * gateway), unless no round asked for logs, when the upstream was not asked for any either.
+   */
+  private holdLog(params: LogParams): void {
+    if (this.heldLogs === undefined) return;
+    if (this.heldLogs.length === MAX_HELD_LOGS) {
+      this.heldLogs.shift();
+      this.droppedLogs++;
+    }
+    this.heldLogs.push(params);
   }
 
   private settle(outcome: { result: Params } | { error: unknown }): void {

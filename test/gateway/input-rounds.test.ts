@@ -1,6 +1,8 @@
 /** The MRTR rounds' state (src/gateway/input-required.ts): what a client never comes back for is cancelled upstream and forgotten. */
 import { describe, expect, it } from "vitest";
 import { InputRounds, MAX_SUSPENDED_PER_PRINCIPAL } from "../../src/gateway/input-required.js";
+import { MAX_HELD_LOGS } from "../../src/gateway/suspended-call.js";
+import type { LogParams } from "../../src/connection/events.js";
 import type { Downstream } from "../../src/gateway/downstream.js";
 import type { CallHandlers } from "../../src/client/call-handlers.js";
 
@@ -60,5 +62,61 @@ describe("InputRounds", () => {
     });
     rounds.close();
     expect(rounds.size).toBe(0);
+  });
+  it(`logs between rounds wait for the next round that asks for logs, at most ${MAX_HELD_LOGS} of them, and it is told how many were dropped`, async () => {
+    const rounds = new InputRounds();
+    const signal = new AbortController().signal;
+    let log: ((params: LogParams) => void) | undefined;
+    let answered: (() => void) | undefined;
+    const run = async (handlers: CallHandlers, callSignal: AbortSignal) => {
+      log = handlers.onLog;
+      await handlers.onRoots!({ signal: callSignal, method: "roots/list" });
+      await new Promise<void>((resolve) => (answered = resolve));
+      return { content: [] };
+    };
+    const first: LogParams[] = [];
+    const asked = await rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, run, (params) => first.push(params));
+    for (let i = 0; i < MAX_HELD_LOGS + 3; i++) log!({ level: "info", data: `between ${i}` });
+    const second: LogParams[] = [];
+    const retry = rounds.call(
+      "tools/call t",
+      { name: "t", requestState: asked.requestState, inputResponses: { "roots-1": { roots: [] } } },
+      downstream("ada"),
+      signal,
+      run,
+      (params) => second.push(params),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    log!({ level: "info", data: "in the second round" });
+    answered!();
+    await expect(retry).resolves.toEqual({ content: [] });
+    expect(first).toEqual([]);
+    expect(second[0]).toMatchObject({ level: "warning", data: expect.stringMatching(/^3 earlier log messages of tools\/call t were dropped/) });
+    expect(second.slice(1).map((p) => p.data)).toEqual([...Array.from({ length: MAX_HELD_LOGS }, (_, i) => `between ${i + 3}`), "in the second round"]);
+  });
+
+  it("a round that set no log level gets no logs, and none are held for later rounds", async () => {
+    const rounds = new InputRounds();
+    const signal = new AbortController().signal;
+    let log: ((params: LogParams) => void) | undefined;
+    const run = async (handlers: CallHandlers, callSignal: AbortSignal) => {
+      log = handlers.onLog;
+      await handlers.onRoots!({ signal: callSignal, method: "roots/list" });
+      await handlers.onRoots!({ signal: callSignal, method: "roots/list" });
+      return { content: [] };
+    };
+    const asked = await rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, run);
+    log!({ level: "error", data: "nobody asked" });
+    const seen: LogParams[] = [];
+    const again = await rounds.call(
+      "tools/call t",
+      { name: "t", requestState: asked.requestState, inputResponses: { "roots-1": { roots: [] } } },
+      downstream("ada"),
+      signal,
+      run,
+      (params) => seen.push(params),
+    );
+    expect(again).toMatchObject({ resultType: "input_required" });
+    expect(seen).toEqual([]);
   });
 });

@@ -76,6 +76,20 @@ describe("2026 per-request logs through the gateway", () => {
     expect(levels(logs)).toEqual(["warning:before asking", "warning:after Ada answered"]);
   });
 
+  it("what a call logs between rounds, while no request of its client is open, comes on the next round's stream", async () => {
+    const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+    const gateway = await serve({ servers: { up: { url: asking.url } }, client: { capabilities: PASS_THROUGH_CAPABILITIES } });
+    // The answer takes long enough that the server's log lands after the first round ended.
+    const onElicitation = () =>
+      new Promise<{ action: "accept"; content: { name: string } }>((resolve) => setTimeout(() => resolve({ action: "accept", content: { name: "Ada" } }), 200));
+    const client = track(await connect({ url: gateway.url }, { protocol: VERSION, onElicitation }));
+    const logs: LogParams[] = [];
+    client.on("log", (params) => logs.push(params));
+    await client.setLoggingLevel("info");
+    expect((await client.callTool("up__log_while_asking", {})).content).toEqual([{ type: "text", text: "Ada answered" }]);
+    expect(levels(logs)).toEqual(["warning:while waiting"]);
+  });
+
   it("the answer is an event stream only when something comes before it; without a log level, no logs", async () => {
     const up = await modernUpstream();
     const gateway = await serve({ servers: { modern: { url: up.url } } });
