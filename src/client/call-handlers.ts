@@ -18,7 +18,8 @@ import type { ClientOptions } from "./options.js";
 /**
  * A call's handlers: any of `connect()`'s onSampling, onElicitation and onRoots, and `onLog` for the
  * log messages the server sends on the call's own stream (a Streamable HTTP server's related logs, the
- * 2026 era's per-request ones). Those logs also reach the connection's `log` event as before.
+ * 2026 era's per-request ones), or unrelated while the call is the one in flight, by the rule above.
+ * Those logs also reach the connection's `log` event as before.
  */
 export type CallHandlers = Pick<ClientOptions, "onSampling" | "onElicitation" | "onRoots"> & {
   onLog?: ((params: LogParams) => void) | undefined;

@@ -88,11 +88,13 @@ export class Inbound {
     this.host.emit("notification", { method, params });
   }
 
-  /** A log from a call's own stream goes to that call's `onLog` too (src/client/call-handlers.ts). */
+  /**
+   * A log from a call's own stream goes to that call's `onLog` too (src/client/call-handlers.ts); one
+   * from no request's stream (stdio, a GET stream), to the connection's one pending call when it is
+   * the only one, as a server request does. Either way it is the connection's `log` too.
+   */
   private toOrigin(params: LogParams): void {
-    const id = deliveryRequest();
-    if (id === undefined) return; // a log outside any request's stream is the connection's alone
-    const origin = this.table.originFor(id) as { onLog?: (params: LogParams) => void } | undefined;
+    const origin = this.table.originFor(deliveryRequest()) as { onLog?: (params: LogParams) => void } | undefined;
     if (origin?.onLog === undefined) return;
     try {
       origin.onLog(params);

@@ -118,10 +118,23 @@ export class PendingStore {
     return this.extras?.get(id);
   }
 
-  /** The extras of the one request pending, when there is exactly one and it has some. */
-  soleExtras(): PendingExtras | undefined {
-    if (this.size !== 1 || this.extras?.size !== 1) return undefined;
-    return this.extras.values().next().value;
+  /**
+   * The extras of the one request pending other than those of method `besides`, when there is exactly
+   * one. Scans only until a second turns up, and runs only for a message no stream relates to a request.
+   */
+  soleExtras(besides: string): PendingExtras | undefined {
+    if (this.extras === undefined) return undefined;
+    let sole: JsonRpcId | undefined;
+    let found = 0;
+    const see = (id: JsonRpcId, method: string) => {
+      if (method === besides) return;
+      found++;
+      sole = id;
+    };
+    if (this.overflow) for (const [id, entry] of this.overflow) if ((see(id, entry.method), found > 1)) return undefined;
+    for (let index = this.head; index < this.end && found <= 1; index++)
+      if (this.slots[index * STRIDE + RESOLVE] !== undefined) see(this.base + index, this.slots[index * STRIDE + METHOD] as string);
+    return found === 1 ? this.extras.get(sole!) : undefined;
   }
 
   /** Forgets a pending request found by `locate`. */

@@ -118,11 +118,12 @@ export class RequestTable {
   /**
    * The handlers a server request or log should reach (RequestOptions.origin): those of the request on
    * whose stream it came (`id`); with none, those of the connection's one pending request when it is
-   * the only one, the only case where the request that caused it is certain (stdio, a GET stream).
+   * the only one, the only case where the request that caused it is certain (stdio, a GET stream). An
+   * open `subscriptions/listen` does not count: nothing but list changes and updates comes of it.
    */
   originFor(id: JsonRpcId | undefined): object | undefined {
     if (id !== undefined) return this.store.extrasOf(id)?.origin;
-    return this.store.soleExtras()?.origin;
+    return this.store.soleExtras("subscriptions/listen")?.origin;
   }
 
   /** Routes a progress notification by its token (the request id). False for unknown tokens. */

@@ -100,6 +100,35 @@ describe("RequestTable", () => {
     );
   });
 
+  it("a message no stream relates to a request finds the one pending call's origin, whatever open listens and the window hold", async () => {
+    const request = fc.record({
+      listen: fc.boolean(),
+      withOrigin: fc.boolean(),
+      // Numbers in order, a far jump (the overflow) or a string id.
+      id: fc.oneof(fc.constant<"next">("next"), fc.constant<"far">("far"), fc.constant<"string">("string")),
+      settled: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { maxLength: 12 }), async (requests) => {
+        const table = new RequestTable({ cancelled: () => undefined });
+        let next = 1;
+        const live: Array<{ id: JsonRpcId; listen: boolean; origin: object | undefined }> = [];
+        requests.forEach((r, i) => {
+          const id: JsonRpcId = r.id === "string" ? `s${i}` : r.id === "far" ? ((next += 5_000), next++) : next++;
+          const origin = r.withOrigin ? { name: `origin of ${String(id)}` } : undefined;
+          table.add(id, r.listen ? "subscriptions/listen" : "tools/call", origin ? { origin } : undefined, 60_000).catch(() => undefined);
+          if (r.settled) table.settle({ jsonrpc: "2.0", id, result: {} });
+          else live.push({ id, listen: r.listen, origin });
+        });
+        const calls = live.filter((r) => !r.listen);
+        expect(table.originFor(undefined)).toBe(calls.length === 1 ? calls[0].origin : undefined);
+        for (const r of live) expect(table.originFor(r.id)).toBe(r.origin);
+        table.rejectAll(new TransportError("done"));
+        await flush();
+      }),
+    );
+  });
+
   it("a straggler left behind by thousands of newer requests still gets its answer, and still times out", async () => {
     const { table, outcomes, add } = harness();
     add(0);

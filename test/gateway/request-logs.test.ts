@@ -5,7 +5,8 @@
  * server (SDK v2) that is asked at the client's level, and a 2025 SDK server that logs on the call's
  * own stream.
  */
-import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
 import { connect } from "../../src/client/connect.js";
 import type { LogParams } from "../../src/connection/events.js";
 import { PASS_THROUGH_CAPABILITIES } from "../../src/gateway/index.js";
@@ -65,6 +66,14 @@ describe("2026 per-request logs through the gateway", () => {
     expect(levels(logs)).toEqual(["warning:warning from chatty"]);
   });
 
+  it("a 2025 upstream's log on its GET stream reaches the 2026 client whose call is the only one running there", async () => {
+    const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
+    const gateway = await serve({ servers: { up: { url: asking.url } } });
+    const { client, logs } = await modernClient(gateway.url, "warning");
+    expect((await client.callTool("up__chatty_unrelated", {})).content).toEqual([{ type: "text", text: "said it" }]);
+    await vi.waitFor(() => expect(levels(logs)).toEqual(["warning:warning on the session"]));
+  });
+
   it("a call that asks its client for input logs on each round's own stream", async () => {
     const asking = track(await startStreamableHttpServer({ stateful: true, createServer: createAskingServer }));
     const gateway = await serve({ servers: { up: { url: asking.url } }, client: { capabilities: PASS_THROUGH_CAPABILITIES } });
@@ -89,6 +98,17 @@ describe("2026 per-request logs through the gateway", () => {
     expect((await client.callTool("up__log_while_asking", {})).content).toEqual([{ type: "text", text: "Ada answered" }]);
     expect(levels(logs)).toEqual(["warning:while waiting"]);
   });
+
+  it.each(["2026-07-28", "legacy"] as const)(
+    "a stdio upstream's logs (no stream relates them to a call) reach the 2026 client whose call is the one running there (board client %s)",
+    async (protocol) => {
+      const script = fileURLToPath(new URL("../../examples/servers/modern-stdio.mjs", import.meta.url));
+      const gateway = await serve({ servers: { modern: { command: process.execPath, args: [script, "dual"] } }, client: { protocol } });
+      const { client, logs } = await modernClient(gateway.url, "info");
+      expect((await client.callTool("modern__chatty", {})).content).toEqual([{ type: "text", text: "said it" }]);
+      expect(levels(logs)).toEqual(["info:info from chatty", "warning:warning from chatty"]);
+    },
+  );
 
   it("the answer is an event stream only when something comes before it; without a log level, no logs", async () => {
     const up = await modernUpstream();
