@@ -38,6 +38,16 @@ const FLOOR = "bytes-only forwarder";
 const PATHS = [DIRECT, OURS, FLOOR, SDK] as const;
 type Path = (typeof PATHS)[number];
 const CPU_OF = ["client", "proxy", "upstream"] as const;
+/**
+ * Two upstreams with the same instant `echo` tool. The raw responder costs next to nothing a call, so
+ * the extra hop weighs most against it: the strict reading. The official SDK's McpServer is what most
+ * servers a gateway fronts are built on, so its reading is the one users meet.
+ */
+const ALL_UPSTREAMS = [
+  { key: "raw", name: "raw HTTP responder", script: "../examples/servers/raw-http-responder.mjs" },
+  { key: "sdk", name: "SDK McpServer", script: "../examples/servers/http-echo-server.mjs" },
+] as const;
+const UPSTREAMS = ALL_UPSTREAMS.filter((u) => (process.env.GATEWAY_UPSTREAMS ?? "raw,sdk").split(",").includes(u.key));
 
 const { serveBoard } = (await import(
   process.env.BENCH_DIST ? new URL("../dist/gateway/index.js", import.meta.url).href : "../src/gateway/index.js"
@@ -72,15 +82,22 @@ interface Measured {
   cpu: Record<string, number>;
 }
 
-async function run(path: Path, url: string, concurrency: number): Promise<Measured> {
+/** One upstream and the three proxies in front of it, each in its own process. */
+interface Setup {
+  upstream: ServerProcess;
+  proxies: Record<Exclude<Path, typeof DIRECT>, ServerProcess>;
+  urls: Record<Path, string>;
+}
+
+async function run(setup: Setup, path: Path, concurrency: number): Promise<Measured> {
   // One connection more than the calls at once: a proxy's GET stream holds one for as long as the session.
-  const client = await connect({ url, connections: concurrency + 1 }, { protocol: "legacy" });
+  const client = await connect({ url: setup.urls[path], connections: concurrency + 1 }, { protocol: "legacy" });
   const tool = path === OURS ? "up__echo" : "echo";
   try {
     // Enough calls for the JIT to settle the heavier paths too (a gateway runs for days, not 10,000 calls).
     await drive("warm-up", WARM_UP[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS));
-    const pids: Record<string, number> = { client: process.pid, upstream: upstream.pid };
-    if (path !== DIRECT) pids.proxy = proxies[path].pid;
+    const pids: Record<string, number> = { client: process.pid, upstream: setup.upstream.pid };
+    if (path !== DIRECT) pids.proxy = setup.proxies[path].pid;
     const { result, cpu } = await cpuPerCall(pids, CALLS[concurrency], () =>
       drive(path, CALLS[concurrency], concurrency, () => client.callTool(tool, ECHO_ARGS)),
     );
@@ -122,98 +139,114 @@ async function sessionHeap(upstream: string): Promise<{ bytesPerSession: number;
   }
 }
 
+async function startSetup(upstreamScript: string): Promise<Setup> {
+  const upstream = await startServerProcess(fileURLToPath(new URL(upstreamScript, import.meta.url)));
+  const upstreamUrl = `http://127.0.0.1:${upstream.port}/mcp`;
+  const proxies: Setup["proxies"] = {
+    [OURS]: await startProxy("ours", upstreamUrl),
+    [FLOOR]: await startProxy("raw", upstreamUrl),
+    [SDK]: await startProxy("sdk", upstreamUrl),
+  };
+  const urls = { [DIRECT]: upstreamUrl } as Record<Path, string>;
+  for (const [path, proxy] of Object.entries(proxies)) urls[path as Path] = `http://127.0.0.1:${proxy.port}/mcp`;
+  return { upstream, proxies, urls };
+}
+
+const stopSetup = (setup: Setup) => Promise.all([...Object.values(setup.proxies).map((proxy) => proxy.stop()), setup.upstream.stop()]);
+
 const started = machine();
-const upstream = await startServerProcess(fileURLToPath(new URL("../examples/servers/raw-http-responder.mjs", import.meta.url)));
-const upstreamUrl = `http://127.0.0.1:${upstream.port}/mcp`;
-const proxies: Record<Exclude<Path, typeof DIRECT>, ServerProcess> = {
-  [OURS]: await startProxy("ours", upstreamUrl),
-  [FLOOR]: await startProxy("raw", upstreamUrl),
-  [SDK]: await startProxy("sdk", upstreamUrl),
-};
-const urls = { [DIRECT]: upstreamUrl } as Record<Path, string>;
-for (const [path, proxy] of Object.entries(proxies)) urls[path as Path] = `http://127.0.0.1:${proxy.port}/mcp`;
 const title = "Gateway: direct vs our gateway vs a bytes-only forwarder vs an SDK-only proxy (instant tool, Streamable HTTP)";
-const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 and 3,000 calls of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes; CPU per call from /proc`;
+const method = `${ROUNDS} rounds per concurrency, paths rotated each round, ${CALLS[1]} calls at c1 and ${CALLS[64]} at c64 after 200 and 3,000 calls of warm-up; medians; the client is ours (2025 era); upstream, each proxy and the client in their own processes; CPU per call from /proc; two upstreams, each with its own proxies: ${UPSTREAMS.map((u) => u.name).join(" and ")}`;
 console.log(`\n## ${title} (${machineLine()}; load ${started.load1}; ${method})\n`);
 const rows: Record<string, string | number>[] = [];
 const ratios: Record<string, number> = {};
 const targets: Record<string, number> = {};
-try {
-  for (const concurrency of [1, 64]) {
-    const seen = Object.fromEntries(PATHS.map((path) => [path, [] as Measured[]])) as Record<Path, Measured[]>;
-    for (let round = 0; round < ROUNDS; round++)
-      for (let i = 0; i < PATHS.length; i++) {
-        const path = PATHS[(i + round) % PATHS.length];
-        seen[path].push(await run(path, urls[path], concurrency));
-      }
-    const rate = (path: Path) => median(seen[path].map((r) => r.row.reqPerSec));
-    const p50 = (path: Path) => median(seen[path].map((r) => r.row.p50));
-    const cpu = (path: Path, process: string) => {
-      const values = seen[path].map((r) => r.cpu[process]).filter((v): v is number => v !== undefined);
-      return values.length === 0 ? undefined : median(values);
-    };
-    console.log(`### concurrency ${concurrency}\n`);
-    console.log(
-      table(
-        ["path", "req/s", "p50 ms", "÷ direct"],
-        PATHS.map((path) => [path, rate(path), p50(path), `${round2(rate(path) / rate(DIRECT))}x`]),
-      ),
-    );
-    console.log();
-    const cpuColumns = (path: Path) =>
-      Object.fromEntries(CPU_OF.flatMap((process) => (cpu(path, process) === undefined ? [] : [[`${process}CpuUs`, cpu(path, process)!]])));
-    for (const path of PATHS) rows.push({ concurrency, client: path, reqPerSec: Math.round(rate(path)), p50Ms: round2(p50(path)), ...cpuColumns(path) });
-    if (concurrency === 64 && cpu(DIRECT, "client") !== undefined) {
-      console.log(`CPU per call at c${concurrency}, µs (user + system, each process's median over the rounds):\n`);
+for (const upstreamKind of UPSTREAMS) {
+  const setup = await startSetup(upstreamKind.script);
+  // The raw responder's keys stay unsuffixed: it is the strict reading, where the upstream costs nearly nothing.
+  const suffix = upstreamKind.key === "raw" ? "" : `-${upstreamKind.key}-upstream`;
+  const label = upstreamKind.key === "raw" ? "" : `, ${upstreamKind.name} upstream`;
+  console.log(`### upstream: ${upstreamKind.name}\n`);
+  try {
+    for (const concurrency of [1, 64]) {
+      const seen = Object.fromEntries(PATHS.map((path) => [path, [] as Measured[]])) as Record<Path, Measured[]>;
+      for (let round = 0; round < ROUNDS; round++)
+        for (let i = 0; i < PATHS.length; i++) {
+          const path = PATHS[(i + round) % PATHS.length];
+          seen[path].push(await run(setup, path, concurrency));
+        }
+      const rate = (path: Path) => median(seen[path].map((r) => r.row.reqPerSec));
+      const p50 = (path: Path) => median(seen[path].map((r) => r.row.p50));
+      const cpu = (path: Path, process: string) => {
+        const values = seen[path].map((r) => r.cpu[process]).filter((v): v is number => v !== undefined);
+        return values.length === 0 ? undefined : median(values);
+      };
+      console.log(`#### concurrency ${concurrency}\n`);
       console.log(
         table(
-          ["path", ...CPU_OF, "total"],
-          PATHS.map((path) => [path, ...CPU_OF.map((p) => cpu(path, p) ?? "-"), CPU_OF.reduce((sum, p) => sum + (cpu(path, p) ?? 0), 0)]),
+          ["path", "req/s", "p50 ms", "÷ direct"],
+          PATHS.map((path) => [path, rate(path), p50(path), `${round2(rate(path) / rate(DIRECT))}x`]),
         ),
       );
       console.log();
+      const cpuColumns = (path: Path) =>
+        Object.fromEntries(CPU_OF.flatMap((process) => (cpu(path, process) === undefined ? [] : [[`${process}CpuUs`, cpu(path, process)!]])));
+      for (const path of PATHS)
+        rows.push({ upstream: upstreamKind.name, concurrency, client: path, reqPerSec: Math.round(rate(path)), p50Ms: round2(p50(path)), ...cpuColumns(path) });
+      if (concurrency === 64 && cpu(DIRECT, "client") !== undefined) {
+        console.log(`CPU per call at c${concurrency}, µs (user + system, each process's median over the rounds):\n`);
+        console.log(
+          table(
+            ["path", ...CPU_OF, "total"],
+            PATHS.map((path) => [path, ...CPU_OF.map((p) => cpu(path, p) ?? "-"), CPU_OF.reduce((sum, p) => sum + (cpu(path, p) ?? 0), 0)]),
+          ),
+        );
+        console.log();
+      }
+      ratios[`gateway ÷ direct, c${concurrency}${label}`] = round2(rate(OURS) / rate(DIRECT));
+      ratios[`gateway ÷ SDK proxy, c${concurrency}${label}`] = round2(rate(OURS) / rate(SDK));
+      ratios[`gateway ÷ bytes-only forwarder, c${concurrency}${label}`] = round2(rate(OURS) / rate(FLOOR));
+      ratios[`bytes-only forwarder ÷ direct, c${concurrency}${label}`] = round2(rate(FLOOR) / rate(DIRECT));
+      if (concurrency === 1) targets[`gateway-added-p50-ms${suffix}`] = round2(p50(OURS) - p50(DIRECT));
+      else {
+        targets[`gateway-vs-direct-c64${suffix}`] = round2(rate(OURS) / rate(DIRECT));
+        targets[`gateway-vs-sdk-c64${suffix}`] = round2(rate(OURS) / rate(SDK));
+        targets[`gateway-vs-floor-c64${suffix}`] = round2(rate(OURS) / rate(FLOOR));
+      }
     }
-    ratios[`gateway ÷ direct, c${concurrency}`] = round2(rate(OURS) / rate(DIRECT));
-    ratios[`gateway ÷ SDK proxy, c${concurrency}`] = round2(rate(OURS) / rate(SDK));
-    ratios[`gateway ÷ bytes-only forwarder, c${concurrency}`] = round2(rate(OURS) / rate(FLOOR));
-    ratios[`bytes-only forwarder ÷ direct, c${concurrency}`] = round2(rate(FLOOR) / rate(DIRECT));
-    if (concurrency === 1) targets["gateway-added-p50-ms"] = round2(p50(OURS) - p50(DIRECT));
-    else {
-      targets["gateway-vs-direct-c64"] = round2(rate(OURS) / rate(DIRECT));
-      targets["gateway-vs-sdk-c64"] = round2(rate(OURS) / rate(SDK));
-      targets["gateway-vs-floor-c64"] = round2(rate(OURS) / rate(FLOOR));
+    if (upstreamKind.key === "raw" && SESSIONS > 0) {
+      const held = await sessionHeap(setup.urls[DIRECT]);
+      targets["gateway-session-bytes"] = Math.round(held.bytesPerSession);
+      targets["gateway-sessions-held"] = SESSIONS;
+      targets["gateway-sessions-rss-mib"] = Math.round(held.rssMiB);
+      console.log(
+        `One process held ${SESSIONS.toLocaleString("en-US")} idle sessions (opened in ${held.openSeconds.toFixed(1)} s): ` +
+          `${Math.round(held.bytesPerSession)} bytes of heap each, RSS ${Math.round(held.rssMiB)} MiB\n`,
+      );
     }
+  } finally {
+    await stopSetup(setup);
   }
-  const held = await sessionHeap(upstreamUrl);
-  targets["gateway-session-bytes"] = Math.round(held.bytesPerSession);
-  targets["gateway-sessions-held"] = SESSIONS;
-  targets["gateway-sessions-rss-mib"] = Math.round(held.rssMiB);
-  console.log(
-    `One process held ${SESSIONS.toLocaleString("en-US")} idle sessions (opened in ${held.openSeconds.toFixed(1)} s): ` +
-      `${Math.round(held.bytesPerSession)} bytes of heap each, RSS ${Math.round(held.rssMiB)} MiB`,
-  );
-  console.log(
-    table(
-      ["reading", "value"],
-      Object.entries({ ...ratios, ...targets }).map(([k, v]) => [k, v]),
-    ),
-  );
-} finally {
-  await Promise.all([...Object.values(proxies).map((proxy) => proxy.stop()), upstream.stop()]);
 }
+console.log(
+  table(
+    ["reading", "value"],
+    Object.entries({ ...ratios, ...targets }).map(([k, v]) => [k, v]),
+  ),
+);
 // One group per concurrency, a bar per path: the chart docs/bench/gateway.svg (bench/charts.ts draws it).
 const chart = {
   title: "Gateway: calls/s by path",
   xLabel: "concurrency",
-  panels: [
-    {
-      title: "calls/s (instant upstream tool)",
-      unit: "calls/s",
-      groups: [1, 64].map((concurrency) => ({
-        label: `c${concurrency}`,
-        values: Object.fromEntries(rows.filter((row) => row.concurrency === concurrency).map((row) => [row.client, Number(row.reqPerSec)])),
-      })),
-    },
-  ],
+  panels: UPSTREAMS.map((upstreamKind) => ({
+    title: `calls/s, instant tool on the ${upstreamKind.name}`,
+    unit: "calls/s",
+    groups: [1, 64].map((concurrency) => ({
+      label: `c${concurrency}`,
+      values: Object.fromEntries(
+        rows.filter((row) => row.upstream === upstreamKind.name && row.concurrency === concurrency).map((row) => [row.client, Number(row.reqPerSec)]),
+      ),
+    })),
+  })),
 };
 console.log(`\nwrote ${writeResult({ bench: "gateway", title, method, rows, ratios, targets, chart }, started)}`);
