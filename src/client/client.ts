@@ -255,10 +255,10 @@ export class McpClient {
     ref: PromptReference | ResourceTemplateReference,
     argument: { name: string; value: string },
     context?: { arguments?: Record<string, string> },
-    options?: RequestOptions,
+    options?: RequestOptions & Pick<CallToolOptions, "handlers">,
   ): Promise<CompleteResult> {
     const params: Params = context === undefined ? { ref, argument } : { ref, argument, context };
-    return this.request<CompleteResult>("completion/complete", params, options);
+    return this.withHandlers(options, (sent) => this.request<CompleteResult>("completion/complete", params, sent));
   }
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
     await this.request("logging/setLevel", { level }, options);

@@ -92,7 +92,7 @@ export class GatewayCatalog {
     return await this.board.getPrompt(this.names.inward(params.name), args, { signal, handlers });
   }
 
-  async complete(params: Params, signal: AbortSignal): Promise<Params> {
+  async complete(params: Params, signal: AbortSignal, handlers?: CallHandlers): Promise<Params> {
     const ref = params.ref;
     const argument = params.argument as { name: string; value: string };
     if (!isObject(ref) || !isObject(argument)) throw new ProtocolError("completion/complete needs params.ref and params.argument", ErrorCode.InvalidParams);
@@ -111,6 +111,6 @@ export class GatewayCatalog {
     const client = server === undefined ? undefined : this.board.client(server);
     // The gateway declares completions for all its servers: one that has none suggests nothing.
     if (client?.serverCapabilities?.completions === undefined) return { completion: { values: [], hasMore: false } } satisfies CompleteResult;
-    return await client.complete(upstreamRef as never, argument, context, { signal });
+    return await client.complete(upstreamRef as never, argument, context, { signal, handlers });
   }
 }

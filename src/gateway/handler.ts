@@ -142,7 +142,9 @@ export class GatewayHandler {
       case "prompts/get":
         return this.asking(`prompts/get ${String(params.name)}`, params, downstream, signal, stream, (handlers, s) => this.catalog.prompt(params, s, handlers));
       case "completion/complete":
-        return this.catalog.complete(params, signal);
+        // A 2026 result cannot ask the client (only calls, reads and gets may answer input_required),
+        // so there what a completion's server asks goes to the board's own handlers.
+        return this.catalog.complete(params, signal, isModern(downstream.protocolVersion) ? undefined : handlersFor(downstream, stream));
       case "ping":
         return {};
       case "initialize":

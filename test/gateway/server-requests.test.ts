@@ -77,6 +77,14 @@ describe("server requests through the gateway", () => {
     expect(asked).toEqual(["sampling:for a resource", "elicitation:who is it for?"]);
   });
 
+  it("a completion whose server asks for roots asks the client that completes (2025 era)", async () => {
+    const gateway = await servedAskingServer();
+    const { sdk, asked } = await downstream(gateway.url, { roots: {} });
+    const done = await sdk.complete({ ref: { type: "ref/prompt", name: "up__greeting" }, argument: { name: "who", value: "ada" } });
+    expect(done.completion.values).toEqual(["file:///home/ada/project"]);
+    expect(asked).toEqual(["roots"]);
+  });
+
   it("each request reaches the client whose call caused it, with two clients calling at once", async () => {
     const gateway = await servedAskingServer();
     const ada = await downstream(gateway.url, { sampling: {} });
