@@ -230,19 +230,19 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
     }
   });
 
-  it("a 2026 round relayed from B to A sends the call's logs back to B's response, at the retry's level", async () => {
+  it("a 2026 round relayed from B to A sends the call's logs back to B's response, at the retry's level, those between rounds first", async () => {
     const upstream = await startStreamableHttpServer({ stateful: true, createServer: () => createAskingServer() });
     try {
       const servers = { asking: { url: upstream.url } };
       const [a, b] = [await replica({}, servers), await replica({}, servers)];
       /** A raw 2026 tools/call at log level warning; its answer's messages in order, JSON or an event stream. */
-      const call = async (url: string, id: number, extra: Record<string, unknown> = {}) => {
+      const call = async (url: string, id: number, extra: Record<string, unknown> = {}, tool = "asking__ask_then_log") => {
         const meta = {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
           "io.modelcontextprotocol/logLevel": "warning",
         };
-        const response = await post(url, rpc(id, "tools/call", { name: "asking__ask_then_log", arguments: {}, ...extra, _meta: meta }), {
+        const response = await post(url, rpc(id, "tools/call", { name: tool, arguments: {}, ...extra, _meta: meta }), {
           "mcp-protocol-version": "2026-07-28",
         });
         const text = await response.text();
@@ -263,6 +263,20 @@ describe.skipIf(!redisAvailable)("gateway replicas on one fleet (real Redis)", (
         inputResponses: { [key]: { action: "accept", content: { name: "Ada" } } },
       });
       expect(retry.map((m) => m.params?.data ?? m.result?.resultType)).toEqual(["after Ada answered", "complete"]);
+
+      // It logs 30 ms after asking, while no request of the client is open: A holds the log for the next round.
+      const waiting = await call(a.gateway.url, 3, {}, "asking__log_while_asking");
+      expect(waiting.map((m) => m.params?.data ?? m.result?.resultType)).toEqual(["input_required"]);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const waitingFor = waiting[0].result!;
+      const [waitingKey] = Object.keys(waitingFor.inputRequests as object);
+      const resumed = await call(
+        b.gateway.url,
+        4,
+        { requestState: waitingFor.requestState, inputResponses: { [waitingKey]: { action: "accept", content: { name: "Ada" } } } },
+        "asking__log_while_asking",
+      );
+      expect(resumed.map((m) => m.params?.data ?? m.result?.resultType)).toEqual(["while waiting", "complete"]);
     } finally {
       await upstream.close();
     }
