@@ -1,17 +1,18 @@
 /**
  * The gateway (docs/guide/gateway.md): what serving a board as one MCP server costs a client, against
  * the same upstream reached directly and through a proxy built from the official SDK alone (an SDK
- * Server per session forwarding to one SDK Client, bench/lib/gateway-proxy.ts). The upstream is the
- * raw HTTP responder (an instant `echo` tool over Streamable HTTP, JSON replies) in its own process;
- * each proxy runs in its own process too; the load comes from this process with our client (2025 era).
+ * Server per session forwarding to one SDK Client, bench/lib/gateway-proxy.ts). Two upstreams, each
+ * with an instant `echo` tool over Streamable HTTP and its own set of proxies (GATEWAY_UPSTREAMS picks):
+ * the raw HTTP responder (JSON replies, next to no work a call) and the official SDK's McpServer. Each
+ * runs in its own process, as does each proxy; the load comes from this process with our client (2025 era).
  * A fourth path is the floor: a forwarder that knows nothing of MCP (node:http in, undici out, bytes
  * untouched), which no gateway built on those two can beat; it says how much of the gap to direct is
  * the extra hop itself and how much is the gateway's own work.
  *
- * Each round runs the three paths in an order that rotates from round to round; the result is the
+ * Each round runs the four paths in an order that rotates from round to round; the result is the
  * median over GATEWAY_ROUNDS (default 3). Then: the p50 latency the gateway adds at concurrency 1, and
- * the heap per idle session (1,000 sessions opened on an in-process gateway). Goals at concurrency 64:
- * the gateway ≥ 0.5x direct and ≥ 2x the SDK proxy.
+ * the heap per idle session (GATEWAY_SESSIONS opened on an in-process gateway). Goals at concurrency
+ * 64: the gateway ≥ 0.5x direct and ≥ 2x the SDK proxy.
  * The CPU each process spends per call at c64 is read from /proc (Linux), to say where the time goes.
  */
 import { spawn } from "node:child_process";
