@@ -16,6 +16,7 @@ import type { LogParams } from "../connection/events.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import { ProtocolError, RequestCancelledError } from "../jsonrpc/errors.js";
 import { isObject } from "../util/guards.js";
+import { HeldLogs } from "./held-logs.js";
 import { pendingAnswer, type Settle } from "./pending-answer.js";
 
 type Params = Record<string, unknown>;
@@ -30,9 +31,6 @@ interface Asked extends Settle<Params> {
 /** What a round ends with: the call's result, or the requests the client must answer first. */
 export type Round = { result: Params } | { inputRequests: Record<string, { method: string; params: Params }> };
 
-/** Log messages a call keeps between two rounds; older ones are dropped, and the next round is told how many. */
-export const MAX_HELD_LOGS = 100;
-
 const KIND: Record<string, string> = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
 
 export class SuspendedCall {
@@ -45,8 +43,7 @@ export class SuspendedCall {
   /** Where the call's logs go now: the stream of the client's request whose round runs (none between rounds). */
   private logTo: ((params: LogParams) => void) | undefined;
   /** Logs that came between rounds, for the next round's stream; only once a round asked for logs. */
-  private heldLogs: LogParams[] | undefined;
-  private droppedLogs = 0;
+  private heldLogs: HeldLogs | undefined;
 
   /**
    * Starts the call. `declared` says whether the client declared the capability a request needs; a
@@ -89,16 +86,8 @@ export class SuspendedCall {
   startRound(logTo: ((params: LogParams) => void) | undefined): void {
     this.logTo = logTo;
     const held = this.heldLogs;
-    this.heldLogs = logTo === undefined ? undefined : [];
-    if (logTo === undefined || held === undefined) return;
-    if (this.droppedLogs > 0)
-      logTo({
-        level: "warning",
-        logger: "mcp-switchboard",
-        data: `${this.droppedLogs} earlier log messages of ${this.what} were dropped: the gateway holds the last ${MAX_HELD_LOGS} between rounds`,
-      });
-    this.droppedLogs = 0;
-    for (const params of held) logTo(params);
+    this.heldLogs = logTo === undefined ? undefined : new HeldLogs();
+    if (logTo !== undefined) held?.drainTo(logTo, this.what);
   }
 
   /** The round's request ended (its stream with it): logs wait for the next round. */
@@ -176,16 +165,11 @@ export class SuspendedCall {
 
   /**
    * A log between rounds: a 2026 request's logs travel on its own stream, and none is open now. Kept
-   * for the next round (bounded: a call that logs in a loop while its client thinks must not grow the
-   * gateway), unless no round asked for logs, when the upstream was not asked for any either.
+   * for the next round (src/gateway/held-logs.ts), unless no round asked for logs, when the upstream
+   * was not asked for any either.
    */
   private holdLog(params: LogParams): void {
-    if (this.heldLogs === undefined) return;
-    if (this.heldLogs.length === MAX_HELD_LOGS) {
-      this.heldLogs.shift();
-      this.droppedLogs++;
-    }
-    this.heldLogs.push(params);
+    this.heldLogs?.hold(params);
   }
 
   private settle(outcome: { result: Params } | { error: unknown }): void {

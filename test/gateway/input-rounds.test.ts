@@ -1,7 +1,7 @@
 /** The MRTR rounds' state (src/gateway/input-required.ts): what a client never comes back for is cancelled upstream and forgotten. */
 import { describe, expect, it } from "vitest";
 import { InputRounds, MAX_SUSPENDED_PER_PRINCIPAL } from "../../src/gateway/input-required.js";
-import { MAX_HELD_LOGS } from "../../src/gateway/suspended-call.js";
+import { MAX_HELD_LOG_BYTES, MAX_HELD_LOGS } from "../../src/gateway/held-logs.js";
 import type { LogParams } from "../../src/connection/events.js";
 import type { Downstream } from "../../src/gateway/downstream.js";
 import type { CallHandlers } from "../../src/client/call-handlers.js";
@@ -93,6 +93,31 @@ describe("InputRounds", () => {
     expect(first).toEqual([]);
     expect(second[0]).toMatchObject({ level: "warning", data: expect.stringMatching(/^3 earlier log messages of tools\/call t were dropped/) });
     expect(second.slice(1).map((p) => p.data)).toEqual([...Array.from({ length: MAX_HELD_LOGS }, (_, i) => `between ${i + 3}`), "in the second round"]);
+  });
+
+  it(`logs held between rounds are bounded by size too: at most ${MAX_HELD_LOG_BYTES} bytes of JSON, the oldest dropped`, async () => {
+    const rounds = new InputRounds();
+    const signal = new AbortController().signal;
+    let log: ((params: LogParams) => void) | undefined;
+    const run = async (handlers: CallHandlers, callSignal: AbortSignal) => {
+      log = handlers.onLog;
+      await handlers.onRoots!({ signal: callSignal, method: "roots/list" });
+      return { content: [] };
+    };
+    const asked = await rounds.call("tools/call t", { name: "t" }, downstream("ada"), signal, run, () => undefined);
+    const big = "x".repeat(MAX_HELD_LOG_BYTES * 0.4);
+    for (let i = 0; i < 4; i++) log!({ level: "info", data: `${i}${big}` });
+    const seen: LogParams[] = [];
+    await rounds.call(
+      "tools/call t",
+      { name: "t", requestState: asked.requestState, inputResponses: { "roots-1": { roots: [] } } },
+      downstream("ada"),
+      signal,
+      run,
+      (params) => seen.push(params),
+    );
+    expect(seen[0]).toMatchObject({ level: "warning", data: expect.stringMatching(/^2 earlier log messages/) });
+    expect(seen.slice(1).map((p) => String(p.data)[0])).toEqual(["2", "3"]);
   });
 
   it("a round that set no log level gets no logs, and none are held for later rounds", async () => {
