@@ -93,7 +93,7 @@ export class InputRounds {
     return (async () => this.resume(this.take(round.state, round.principal, round.what, round.inputResponses), round.principal, signal, logTo))();
   }
 
-  /** Runs one round of `call` for a client's request; its logs go to `logTo` while it runs (none: dropped). */
+  /** Runs one round of `call` for a client's request; its logs go to `logTo` while it runs (none: the request set no log level). */
   private async resume(call: SuspendedCall, principal: string | undefined, signal: AbortSignal, logTo?: (params: LogParams) => void): Promise<Params> {
     call.startRound(logTo);
     // The client closing its request cancels the call, as it would a call without rounds.
