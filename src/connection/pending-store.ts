@@ -125,16 +125,18 @@ export class PendingStore {
   soleExtras(besides: string): PendingExtras | undefined {
     if (this.extras === undefined) return undefined;
     let sole: JsonRpcId | undefined;
-    let found = 0;
-    const see = (id: JsonRpcId, method: string) => {
-      if (method === besides) return;
-      found++;
+    for (const [id, entry] of this.overflow ?? []) {
+      if (entry.method === besides) continue;
+      if (sole !== undefined) return undefined;
       sole = id;
-    };
-    if (this.overflow) for (const [id, entry] of this.overflow) if ((see(id, entry.method), found > 1)) return undefined;
-    for (let index = this.head; index < this.end && found <= 1; index++)
-      if (this.slots[index * STRIDE + RESOLVE] !== undefined) see(this.base + index, this.slots[index * STRIDE + METHOD] as string);
-    return found === 1 ? this.extras.get(sole!) : undefined;
+    }
+    for (let index = this.head; index < this.end; index++) {
+      const at = index * STRIDE;
+      if (this.slots[at + RESOLVE] === undefined || this.slots[at + METHOD] === besides) continue;
+      if (sole !== undefined) return undefined;
+      sole = this.base + index;
+    }
+    return sole === undefined ? undefined : this.extras.get(sole);
   }
 
   /** Forgets a pending request found by `locate`. */

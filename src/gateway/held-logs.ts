@@ -12,19 +12,17 @@ export const MAX_HELD_LOGS = 100;
 export const MAX_HELD_LOG_BYTES = 1 << 20;
 
 export class HeldLogs {
-  private readonly logs: LogParams[] = [];
-  private readonly sizes: number[] = [];
+  /** Oldest first, each with its size as JSON. */
+  private readonly held: { params: LogParams; size: number }[] = [];
   private bytes = 0;
   private dropped = 0;
 
   hold(params: LogParams): void {
     const size = sizeOf(params);
-    this.logs.push(params);
-    this.sizes.push(size);
+    this.held.push({ params, size });
     this.bytes += size;
-    while (this.logs.length > MAX_HELD_LOGS || this.bytes > MAX_HELD_LOG_BYTES) {
-      this.logs.shift();
-      this.bytes -= this.sizes.shift()!;
+    while (this.held.length > MAX_HELD_LOGS || this.bytes > MAX_HELD_LOG_BYTES) {
+      this.bytes -= this.held.shift()!.size;
       this.dropped++;
     }
   }
@@ -37,7 +35,7 @@ export class HeldLogs {
         logger: "mcp-switchboard",
         data: `${this.dropped} earlier log messages of ${what} were dropped: the gateway holds at most ${MAX_HELD_LOGS} messages (1 MiB) between rounds`,
       });
-    for (const params of this.logs) logTo(params);
+    for (const { params } of this.held) logTo(params);
   }
 }
 

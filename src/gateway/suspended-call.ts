@@ -42,7 +42,10 @@ export class SuspendedCall {
   private wake: (() => void) | undefined;
   /** Where the call's logs go now: the stream of the client's request whose round runs (none between rounds). */
   private logTo: ((params: LogParams) => void) | undefined;
-  /** Logs that came between rounds, for the next round's stream; only once a round asked for logs. */
+  /**
+   * Logs that came between rounds, for the next round's stream (src/gateway/held-logs.ts); only while
+   * the last round asked for logs: otherwise the upstream was not asked for any either.
+   */
   private heldLogs: HeldLogs | undefined;
 
   /**
@@ -71,7 +74,8 @@ export class SuspendedCall {
       onSampling: (params, context) => ask("sampling/createMessage", params as unknown as Params, context),
       onElicitation: (params, context) => ask("elicitation/create", params as unknown as Params, context),
       onRoots: (context) => ask("roots/list", {}, context),
-      onLog: (params) => (this.logTo !== undefined ? this.logTo(params) : this.holdLog(params)),
+      // Between rounds no request of the client is open to carry a log: it waits for the next round.
+      onLog: (params) => (this.logTo !== undefined ? this.logTo(params) : this.heldLogs?.hold(params)),
     };
     run(handlers, this.controller.signal).then(
       (result) => this.settle({ result }),
@@ -161,15 +165,6 @@ export class SuspendedCall {
     );
     this.wake?.();
     return answer;
-  }
-
-  /**
-   * A log between rounds: a 2026 request's logs travel on its own stream, and none is open now. Kept
-   * for the next round (src/gateway/held-logs.ts), unless no round asked for logs, when the upstream
-   * was not asked for any either.
-   */
-  private holdLog(params: LogParams): void {
-    this.heldLogs?.hold(params);
   }
 
   private settle(outcome: { result: Params } | { error: unknown }): void {
