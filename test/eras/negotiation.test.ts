@@ -181,6 +181,16 @@ describe("era negotiation", () => {
     expect(requestsOf(upgraded).map((r) => r.method)).toEqual(["initialize", "server/discover"]);
   });
 
+  it("checklist 12: a cached 2025 verdict for a server that moved to 2026 only falls forward (initialize refused with -32601, unknown)", async () => {
+    const identity = `test:${Math.random()}`;
+    await open(sameServer(new ScriptedServer().clientSide, identity));
+    const upgraded = modernServer();
+    upgraded.on("initialize", (request, s) => replyError(s, request.id, -32601, "Method not found"));
+    const client = await open(sameServer(upgraded.clientSide, identity), { autoListen: false });
+    expect(client.era).toBe("modern");
+    expect(requestsOf(upgraded).map((r) => r.method)).toEqual(["initialize", "server/discover"]);
+  });
+
   it("a prior verdict skips the probe: modern with zero round trips, legacy straight to initialize", async () => {
     const server = modernServer();
     const client = await open(server.clientSide, { prior: { kind: "modern", discover: DISCOVER_RESULT }, autoListen: false });

@@ -10,7 +10,8 @@
  *
  * docs/guide/transports-and-eras.md "Protocol eras" gives the same rules from the user's side.
  */
-import { ConfigError, McpError, TransportError } from "../../jsonrpc/errors.js";
+import { ErrorCode } from "../../jsonrpc/codes.js";
+import { ConfigError, McpError, ProtocolError, TransportError } from "../../jsonrpc/errors.js";
 import type { Transport } from "../../transports/transport.js";
 import { asError, isObject } from "../../util/guards.js";
 import { autoListenFilter } from "./auto-listen.js";
@@ -163,8 +164,12 @@ class Negotiation {
       if (why === "chosen") throw error;
       if (why !== "probed") forgetVerdict(this.identity);
       // A cached 2025 verdict for a server that has since moved to 2026 only: it refuses `initialize`
-      // with -32022 naming a 2026 version. Probe again ("fall forward").
-      if (why === "cached" && mutualVersion(supportedVersionsOf(error)) !== undefined) return { kind: "probe", version: this.ours[0], corrective: false };
+      // with -32022 naming a 2026 version, or, knowing no such method, with -32601. Probe again ("fall forward").
+      if (
+        why === "cached" &&
+        (mutualVersion(supportedVersionsOf(error)) !== undefined || (error instanceof ProtocolError && error.code === ErrorCode.MethodNotFound))
+      )
+        return { kind: "probe", version: this.ours[0], corrective: false };
       const status = error instanceof TransportError ? error.status : undefined;
       if (status === 400 || status === 404 || status === 405) {
         // Neither era over Streamable HTTP: the deprecated HTTP+SSE transport (GET, then `endpoint`).
