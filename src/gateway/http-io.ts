@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import { isBehind, writeOrCut } from "../util/event-stream.js";
 import { errorResponse } from "./wire-error.js";
 
 const NO_STORE = { "cache-control": "no-store" } as const;
@@ -70,23 +71,38 @@ export function openEventStream(response: ServerResponse, headers: Record<string
   response.flushHeaders();
 }
 
+export function eventFrame(message: JsonRpcMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
 export function writeEvent(response: ServerResponse, message: JsonRpcMessage): void {
-  response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  response.write(eventFrame(message));
+}
+
+/** Writes `message` on a stream of notifications (a 2026 listen), closing it if its client is more than `maxUnread` bytes behind. */
+export function writeEventOrCut(response: ServerResponse, message: JsonRpcMessage, maxUnread: number): boolean {
+  return writeOrCut(response, eventFrame(message), maxUnread);
 }
 
 /**
  * A POST's reply: one JSON body, unless a message about the request (progress, a log, a server's
  * request it caused) comes first; then an event stream, which the reply ends. What comes after the
- * response ended (a call that outlived its request, such as an input round) is dropped.
+ * response ended (a call that outlived its request, such as an input round) is dropped. So are
+ * notifications (progress, logs) while the client is more than `maxUnread` bytes behind: the reply and
+ * the server's requests still go, so a client that stops reading holds up only its own call.
  */
 export class ReplyStream {
   private streaming = false;
 
-  constructor(private readonly response: ServerResponse) {}
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly maxUnread: number,
+  ) {}
 
   /** Sends `message` ahead of the reply. */
   readonly send = (message: JsonRpcMessage): void => {
     if (this.response.writableEnded) return;
+    if (!("id" in message) && this.streaming && isBehind(this.response, this.maxUnread)) return;
     this.open();
     writeEvent(this.response, message);
   };

@@ -39,7 +39,7 @@ export class GatewayServer {
     sessions?: SessionStore,
   ) {
     this.authenticate = settings.auth === undefined ? undefined : makeAuthenticate(settings.auth);
-    this.sessions = sessions ?? new SessionStore(settings.sessionIdleMs, settings.maxSessions);
+    this.sessions = sessions ?? new SessionStore(settings.sessionIdleMs, settings.maxSessions, settings.maxUnreadBytes);
     this.sessions.onEvict = (session) => handler.subscriptions.release(session);
     this.stateless = new StatelessHttp(handler);
     this.loopback = isLoopbackHost(settings.host);
@@ -205,7 +205,7 @@ export class GatewayServer {
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     // Progress, and a server's request the call causes, ride on the request's own event stream, opened
     // when the first comes (at once for a progress token); then the response ends it. Else: JSON.
-    const reply = new ReplyStream(response);
+    const reply = new ReplyStream(response, this.settings.maxUnreadBytes);
     if (meta?.progressToken !== undefined) reply.open();
     const answer = await this.handler.handle(message, session, reply.send);
     // A request that changed the session's state saves it before the answer (replicas read it there).

@@ -37,7 +37,7 @@ export async function serveBoard(board: Switchboard, options: ServeBoardOptions 
   const settings = gatewaySettings(options, VERSION);
   // With a fleet, replicas share their sessions through it (replicas.ts); without one they stay in memory.
   const share = (board.fleet as { gatewaySessions?(): GatewaySessionShare } | undefined)?.gatewaySessions?.();
-  const replicas = share === undefined ? undefined : new ReplicaSessions(share, settings.sessionIdleMs, settings.maxSessions);
+  const replicas = share === undefined ? undefined : new ReplicaSessions(share, settings.sessionIdleMs, settings.maxSessions, settings.maxUnreadBytes);
   const handler = new GatewayHandler(board, settings);
   if (share !== undefined) relayRounds(share, handler.inputRounds);
   const server = new GatewayServer(handler, settings, replicas);

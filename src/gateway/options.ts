@@ -23,6 +23,12 @@ export interface ServeBoardOptions {
   maxInFlightPerSession?: number | undefined;
   /** A session without a request or an open stream for this long is closed. Default 30 minutes. */
   sessionIdleMs?: number | undefined;
+  /**
+   * The most bytes a client may leave unread on one of its event streams. Beyond it, a GET stream or
+   * 2026 listen is closed (the client reconnects, a GET stream with Last-Event-ID), and a request's
+   * stream drops progress and log notifications until the client catches up. Default 4 MiB.
+   */
+  maxUnreadBytes?: number | undefined;
   /** The name and version the gateway gives in `initialize` and `server/discover`. Default "mcp-switchboard-gateway". */
   serverInfo?: { name: string; version: string } | undefined;
   /** What the gateway tells clients about itself (`instructions` of `initialize`). */
@@ -40,6 +46,7 @@ export interface GatewaySettings {
   maxSessions: number;
   maxInFlightPerSession: number;
   sessionIdleMs: number;
+  maxUnreadBytes: number;
   serverInfo: { name: string; version: string };
   instructions: string | undefined;
   qualifyNames: boolean;
@@ -76,6 +83,7 @@ export function gatewaySettings(options: ServeBoardOptions, version: string): Ga
     maxSessions: positiveInteger(options.maxSessions, "gateway.maxSessions", 10_000),
     maxInFlightPerSession: positiveInteger(options.maxInFlightPerSession, "gateway.maxInFlightPerSession", 64),
     sessionIdleMs: positiveInteger(options.sessionIdleMs, "gateway.sessionIdleMs", 30 * 60_000),
+    maxUnreadBytes: positiveInteger(options.maxUnreadBytes, "gateway.maxUnreadBytes", 4 * MIB),
     serverInfo: options.serverInfo ?? { name: "mcp-switchboard-gateway", version },
     instructions: options.instructions,
     qualifyNames: options.qualifyNames ?? true,

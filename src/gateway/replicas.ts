@@ -68,15 +68,16 @@ type Replay = (session: Session, response: ServerResponse, after: number) => voi
 class ReplicaSession extends Session {
   constructor(
     principal: string | undefined,
+    maxUnread: number,
     id: string | undefined,
     private readonly replay: Replay,
   ) {
-    super(principal, id);
+    super(principal, maxUnread, id);
   }
 
   /** A message for this session alone: not numbered (the fleet's numbers are for messages every replica has). */
   override push(message: JsonRpcNotification): void {
-    this.stream?.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
   override attach(response: ServerResponse, lastEventId: string | undefined): void {
@@ -97,8 +98,9 @@ export class ReplicaSessions extends SessionStore {
     private readonly share: GatewaySessionShare,
     idleMs: number,
     max: number,
+    maxUnread: number,
   ) {
-    super(idleMs, max);
+    super(idleMs, max, maxUnread);
     share.listen({
       session: (id, state) => this.changedElsewhere(id, state),
       events: (first, messages) => this.heard(first, messages),
@@ -111,7 +113,7 @@ export class ReplicaSessions extends SessionStore {
   };
 
   protected override create(principal: string | undefined): Session {
-    return new ReplicaSession(principal, undefined, this.replay);
+    return new ReplicaSession(principal, this.maxUnread, undefined, this.replay);
   }
 
   override get(id: string, principal: string | undefined): Session | undefined | Promise<Session | undefined> {
@@ -132,7 +134,7 @@ export class ReplicaSessions extends SessionStore {
     const [text] = (await this.share.load([id])) ?? [];
     if (text === undefined || this.endedWhileLoading.has(id)) return undefined;
     const state = JSON.parse(text) as SharedState;
-    const session = new ReplicaSession(state.p, id, this.replay);
+    const session = new ReplicaSession(state.p, this.maxUnread, id, this.replay);
     apply(session, text);
     // Beyond the limit it still serves this request, uncached: the limit bounds memory, not the fleet's sessions.
     if (this.sessions.size < this.max) this.sessions.set(id, session);
@@ -215,7 +217,7 @@ export class ReplicaSessions extends SessionStore {
       const frame = `id: ${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
       this.kept.push({ seq, message, frame });
       if (this.kept.length > KEPT_EVENTS) this.kept.shift();
-      for (const session of this.sessions.values()) if (session.stream !== undefined && wants(session, message)) session.stream.write(frame);
+      for (const session of this.sessions.values()) if (session.stream !== undefined && wants(session, message)) session.write(frame);
     });
   }
 

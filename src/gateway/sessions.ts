@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
+import { writeOrCut } from "../util/event-stream.js";
 import type { ClientRequests } from "./client-requests.js";
 import type { Downstream, LogLevel } from "./downstream.js";
 
@@ -30,6 +31,8 @@ export class Session implements Downstream {
 
   constructor(
     readonly principal: string | undefined,
+    /** How far behind its GET stream's client may fall before the stream is cut (gateway.maxUnreadBytes). */
+    private readonly maxUnread: number,
     readonly id: string = randomUUID(),
   ) {}
 
@@ -38,7 +41,15 @@ export class Session implements Downstream {
     const frame = `id: ${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
     this.recent.push({ seq, frame });
     if (this.recent.length > REPLAY_DEPTH) this.recent.shift();
-    this.stream?.write(frame);
+    this.write(frame);
+  }
+
+  /**
+   * Writes `frame` on the GET stream, if one is open. A client that stopped reading has it cut once it
+   * is maxUnread bytes behind; reconnecting with Last-Event-ID, it gets what the replay still holds.
+   */
+  write(frame: string): void {
+    if (this.stream !== undefined && !writeOrCut(this.stream, frame, this.maxUnread)) this.stream = undefined;
   }
 
   /** Makes `response` the session's GET stream, first sending what came after `lastEventId`. */
@@ -67,6 +78,7 @@ export class SessionStore {
   constructor(
     readonly idleMs: number,
     readonly max: number,
+    protected readonly maxUnread: number,
   ) {
     this.sweep = setInterval(() => this.tick(), Math.min(KEEPALIVE_MS, Math.max(10, Math.floor(idleMs / 4))));
     this.sweep.unref();
@@ -88,7 +100,7 @@ export class SessionStore {
   }
 
   protected create(principal: string | undefined): Session {
-    return new Session(principal);
+    return new Session(principal, this.maxUnread);
   }
 
   /** The session `id` names, if it exists and belongs to `principal` (another principal's is not found). */
@@ -129,7 +141,7 @@ export class SessionStore {
       if (session.stream !== undefined) {
         // A keep-alive at most once per KEEPALIVE_MS, whatever the sweep's period.
         keepalive ??= now - this.lastKeepalive >= KEEPALIVE_MS;
-        if (keepalive) session.stream.write(":\n\n");
+        if (keepalive) session.write(":\n\n");
       } else if (session.inFlight.size === 0 && now - session.lastSeen > this.idleMs) this.evict(session);
     }
     if (keepalive) this.lastKeepalive = now;

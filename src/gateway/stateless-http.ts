@@ -12,7 +12,7 @@ import { isModern } from "../connection/eras/versions.js";
 import { ErrorCode } from "../jsonrpc/codes.js";
 import type { JsonRpcErrorObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/messages.js";
 import type { GatewayHandler } from "./handler.js";
-import { openEventStream, ReplyStream, sendJson, writeEvent } from "./http-io.js";
+import { openEventStream, ReplyStream, sendJson, writeEvent, writeEventOrCut } from "./http-io.js";
 import { Listen } from "./listens.js";
 import { answerModern, envelopeOf, envelopeProblem, requestDownstream, versionProblem } from "./modern.js";
 
@@ -80,7 +80,7 @@ export class StatelessHttp {
     response.once("close", cancel);
     try {
       // JSON unless something comes before the answer (progress, log messages): then an event stream.
-      const reply = new ReplyStream(response);
+      const reply = new ReplyStream(response, this.handler.settings.maxUnreadBytes);
       const answer = await answerModern(this.handler, message, downstream, reply.send);
       reply.end(answer, statusOf(answer));
     } finally {
@@ -117,7 +117,12 @@ export class StatelessHttp {
     principal: string | undefined,
   ): Promise<void> {
     const id: JsonRpcId = message.id;
-    const listen = new Listen(id, principal, version, clientInfo, message.params?.notifications, (notification) => writeEvent(response, notification));
+    const maxUnread = this.handler.settings.maxUnreadBytes;
+    const listen = new Listen(id, principal, version, clientInfo, message.params?.notifications, (notification) => {
+      // A listen's notifications are signals to refetch: one cut for being too far behind is heard
+      // again as the client listens anew and refetches (what the 2026 spec asks after any cut).
+      writeEventOrCut(response, notification, maxUnread);
+    });
     const closed = new AbortController();
     response.once("close", () => {
       closed.abort();

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError } from "../jsonrpc/errors.js";
+import { isBehind } from "../util/event-stream.js";
 import { page } from "./page.js";
 
 export const DEFAULT_PORT = 7331;
@@ -15,6 +16,8 @@ export const DEFAULT_HOST = "127.0.0.1";
 const TICK_MS = 1000;
 /** A lifecycle change reaches the page this soon (changes in a burst go out together). */
 const SOON_MS = 50;
+/** Bytes a page may leave unread before frames are skipped for it: a few snapshots of a large board. */
+const MAX_UNREAD = 4 * 1024 * 1024;
 
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
@@ -86,7 +89,9 @@ export class ObserverServer {
   private push(): void {
     if (this.streams.size === 0) return;
     const frame = `data: ${this.payload()}\n\n`;
-    for (const stream of this.streams) stream.write(frame);
+    // Each frame is a whole snapshot, so a page that fell behind (a tab the browser froze, a client that
+    // stopped reading) skips frames rather than making this process hold them: the next one it reads is current.
+    for (const stream of this.streams) if (!isBehind(stream, MAX_UNREAD)) stream.write(frame);
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {

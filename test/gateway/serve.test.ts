@@ -33,6 +33,7 @@ describe("serveBoard: the board as one Streamable HTTP server", () => {
     await expect(serveBoard(board, { port: 70_000 })).rejects.toThrow(/gateway\.port/);
     await expect(serveBoard(board, { path: "mcp" })).rejects.toThrow(/gateway\.path/);
     await expect(serveBoard(board, { maxBodyBytes: 0 })).rejects.toThrow(ConfigError);
+    await expect(serveBoard(board, { maxUnreadBytes: 1.5 })).rejects.toThrow(/gateway\.maxUnreadBytes/);
     await expect(serveBoard(board, { auth: { apiKeys: {} } })).rejects.toThrow(/gateway\.auth\.apiKeys/);
   });
 
