@@ -17,7 +17,7 @@ export interface ServeBoardOptions {
   auth?: GatewayAuth | undefined;
   /** The largest request body, in bytes; a larger one gets 413. Default 4 MiB. */
   maxBodyBytes?: number | undefined;
-  /** The most sessions held at once (2025 era); an `initialize` beyond it gets 503. Default 10000. */
+  /** The most sessions held at once (2025 era), and the most 2026 listens open; an `initialize` or listen beyond it gets 503. Default 10000. */
   maxSessions?: number | undefined;
   /** The most requests one session (or one stateless client connection) may have running; beyond it, 429. Default 64. */
   maxInFlightPerSession?: number | undefined;

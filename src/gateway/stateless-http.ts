@@ -64,7 +64,22 @@ export class StatelessHttp {
     const problem = missingVersionHeader(request) ?? envelopeProblem(envelope) ?? this.headerProblem(request, message) ?? versionProblem(envelope!);
     if (problem !== undefined) return sendJson(response, 400, { jsonrpc: "2.0", id: message.id, error: problem });
     const downstream = requestDownstream(envelope!, principal);
-    if (message.method === "subscriptions/listen") return this.listen(message, response, downstream.protocolVersion, downstream.clientInfo, principal);
+    if (message.method === "subscriptions/listen") {
+      // Each listen holds a connection and its subscriptions for as long as the client likes, so they
+      // are bounded as the 2025 sessions are, which hold the same.
+      if (this.listens.size >= this.handler.settings.maxSessions)
+        return sendJson(
+          response,
+          503,
+          {
+            jsonrpc: "2.0",
+            id: message.id,
+            error: { code: ErrorCode.ServerError, message: "Service Unavailable: the gateway holds as many listens as it may" },
+          },
+          { "retry-after": "5" },
+        );
+      return this.listen(message, response, downstream.protocolVersion, downstream.clientInfo, principal);
+    }
     const socket = request.socket;
     const running = this.running.get(socket) ?? 0;
     const limit = this.handler.settings.maxInFlightPerSession;

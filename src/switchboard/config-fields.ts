@@ -312,7 +312,10 @@ const GATEWAY_FIELDS = fieldTable({
   host: { check: { kind: "string", nonEmpty: true }, description: 'The address to listen on. Default: "127.0.0.1".' },
   path: { check: { kind: "string", nonEmpty: true }, description: 'The MCP endpoint\'s path. Default: "/mcp".' },
   maxBodyBytes: { check: { kind: "integer", min: 1 }, description: "The largest request body; a larger one gets 413. Default: 4194304." },
-  maxSessions: { check: { kind: "integer", min: 1 }, description: "Sessions held at once; an initialize beyond it gets 503. Default: 10000." },
+  maxSessions: {
+    check: { kind: "integer", min: 1 },
+    description: "Sessions held at once, and 2026 listens open; an initialize or listen beyond it gets 503. Default: 10000.",
+  },
   maxInFlightPerSession: { check: { kind: "integer", min: 1 }, description: "Requests one session may have running; beyond it, 429. Default: 64." },
   sessionIdleMs: { check: { kind: "integer", min: 1 }, description: "A session without requests or an open stream this long is closed. Default: 1800000." },
   maxUnreadBytes: {

@@ -1,7 +1,7 @@
 import { connect as connectSocket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { gatewaysAfterEach, initialize, post } from "./helpers.js";
+import { gatewaysAfterEach, initialize, post, postListen } from "./helpers.js";
 
 const { serve } = gatewaysAfterEach();
 
@@ -106,6 +106,27 @@ describe("the gateway refuses bad input with the status and JSON-RPC code a clie
     expect(second.status).toBe(429);
     expect((await slow).status).toBe(200);
     expect((await post(url, initialize)).status).toBe(503);
+  });
+
+  it("2026 listens beyond maxSessions get 503 with Retry-After; one closing makes room", async () => {
+    const { url } = await serve(undefined, { maxSessions: 1 });
+    const first = new AbortController();
+    const open = await postListen(url, 1, { toolsListChanged: true }, first.signal);
+    expect(open.status).toBe(200);
+    const refused = await postListen(url, 2, { toolsListChanged: true }, new AbortController().signal);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toMatchObject({ id: 2, error: { message: expect.stringContaining("listens") } });
+    first.abort();
+    const later = new AbortController();
+    await expect
+      .poll(async () => {
+        const again = await postListen(url, 3, { toolsListChanged: true }, later.signal);
+        if (again.status !== 200) await again.body?.cancel();
+        return again.status;
+      })
+      .toBe(200);
+    later.abort();
   });
 
   it("an idle session is closed after sessionIdleMs", async () => {
