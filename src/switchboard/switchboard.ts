@@ -38,7 +38,7 @@ import { BoardCatalog, type ToolSearchOptions, type ToolSearchResults } from "./
 import { startObserver, type BoardObserver, type CallTap, type ObserveOptions } from "./observation.js";
 import { fromEachServer } from "./board-lists.js";
 import { ToolPins } from "./tool-pins.js";
-import { missingTool, resolveTool, type ToolNames } from "./tool-resolve.js";
+import { missingTool, resolveTool, unlistedCall, type ToolNames } from "./tool-resolve.js";
 import { checkMaxResultChars } from "./result-budget.js";
 import type { UrlPolicy } from "../auth/url-policy.js";
 import { checkPrincipal, PrincipalClients } from "./principals.js";
@@ -252,7 +252,8 @@ export class Switchboard extends EventEmitter<SwitchboardEvents> {
     // Decided at a failure, from the tool's annotations as known then (looked up if still unknown).
     const idempotent: boolean | IdempotenceLookup =
       options.idempotent ?? (async (failed, next, remainingMs) => isIdempotentTool(await lookUpTool(toolName, [runtime, failed, next], remainingMs)));
-    return routedCall(this.routing, "tools/call", name, args, runtime, idempotent, options, this.principals.sender(toolName, args, options), toolName);
+    const call = routedCall(this.routing, "tools/call", name, args, runtime, idempotent, options, this.principals.sender(toolName, args, options), toolName);
+    return runtime.tools.list !== undefined || options.principal !== undefined ? call : unlistedCall(this.names, runtime, name, toolName, call);
   }
 
   /**

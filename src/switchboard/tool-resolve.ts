@@ -6,6 +6,7 @@
  */
 import { McpError, ProtocolError } from "../jsonrpc/errors.js";
 import { isToolExposed, parseQualified } from "./namespacing.js";
+import type { CallToolResult } from "../client/types.js";
 import type { ServerRuntime } from "./server-runtime.js";
 import type { ToolIndex } from "./tool-index.js";
 import { ToolChangedError, type ToolPins } from "./tool-pins.js";
@@ -51,4 +52,39 @@ export function missingTool(board: ToolNames, name: string, offered?: Iterable<s
       ? `: expected "<server>${board.separator}<tool>" with one of the servers ${[...board.runtimes.keys()].join(", ")}`
       : "";
   return new UnknownToolError(name, suggestions, detail);
+}
+
+/** How long a refused call waits for its server's list to come before it gives the server's own refusal. */
+const LIST_WAIT_MS = 2_000;
+
+/**
+ * What a call sent before its server's list came (a board just started, as `mcp-switchboard call`
+ * runs it) settles with: the server's own answer, unless it refused the call (an error, or an isError
+ * result as the SDK's servers give for an unknown name) and the server's list, awaited then (it is
+ * on its way), lacks the name; then the board's UnknownToolError with the closest names.
+ */
+export async function unlistedCall(
+  board: ToolNames,
+  runtime: ServerRuntime,
+  name: string,
+  toolName: string,
+  call: Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const unknown = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const listed = await Promise.race([
+      runtime.tools.refresh(),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), LIST_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    return listed !== undefined && runtime.tools.find(toolName) === undefined;
+  };
+  let result: CallToolResult;
+  try {
+    result = await call;
+  } catch (error) {
+    throw error instanceof ProtocolError && (await unknown()) ? missingTool(board, name) : error;
+  }
+  if (result.isError === true && (await unknown())) throw missingTool(board, name);
+  return result;
 }

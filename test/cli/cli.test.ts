@@ -56,7 +56,7 @@ describe("mcp-switchboard", () => {
     expect(missing.err).toMatch(/mcp\.json\.missing does not exist/);
     const noTool = await run(["call", "echo__nothing", "-c", config]);
     expect(noTool.code).toBe(1);
-    expect(noTool.out + noTool.err).toMatch(/Tool nothing not found/);
+    expect(noTool.out + noTool.err).toMatch(/No tool named echo__nothing is available/);
     const noConfig = await run(["tools"]); // the repository has no mcp.json
     expect(noConfig.code).toBe(1);
     expect(noConfig.err).toMatch(/No mcp\.json in .*: pass --config FILE, or try `mcp-switchboard demo`/);

@@ -109,4 +109,16 @@ describe("errors that name the server", () => {
     await runAgent({ model, host: b, messages: [{ role: "user", content: [{ type: "text", text: "echo" }] }] });
     expect(seen.join("\n")).toMatch(/did you mean "inventory__echo"/);
   });
+
+  it("a misspelt name called the moment the board is up, before its list came (as `mcp-switchboard call` does), gets them too", async () => {
+    const b = board({ servers: { inventory: { command: node, args: [echoServer] } } });
+    await b.start();
+    const error = await b.callTool("inventory__ech", { text: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownToolError);
+    expect((error as Error).message).toMatch(/did you mean "inventory__echo"/);
+    // The right name, called as early on another board, runs.
+    const fresh = board({ servers: { inventory: { command: node, args: [echoServer] } } });
+    await fresh.start();
+    expect((await fresh.callTool("inventory__echo", { text: "x" })).content).toEqual([{ type: "text", text: "x" }]);
+  });
 });
