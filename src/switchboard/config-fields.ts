@@ -318,11 +318,7 @@ const GATEWAY_FIELDS = fieldTable({
   },
   maxInFlightPerSession: { check: { kind: "integer", min: 1 }, description: "Requests one session may have running; beyond it, 429. Default: 64." },
   sessionIdleMs: { check: { kind: "integer", min: 1 }, description: "A session without requests or an open stream this long is closed. Default: 1800000." },
-  maxUnreadBytes: {
-    check: { kind: "integer", min: 1 },
-    description:
-      "Bytes a client may leave unread on one event stream; beyond it the stream is cut (or a request's stream drops notifications). Default: 4194304.",
-  },
+  maxUnreadBytes: { check: { kind: "integer", min: 1 }, description: "Bytes a client may leave unread on one event stream. Default: 4194304." },
   qualifyNames: {
     check: { kind: "boolean" },
     description: "False: a board of one server is served under that server's own tool and prompt names, as if clients spoke to it. Default: true.",
