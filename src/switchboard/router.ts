@@ -1,10 +1,11 @@
 /**
  * Sends one call to the first server that can take it: the primary, then its fallbacks in order.
  * A server whose circuit is open is skipped; one that is restarting is waited for (up to the call's
- * timeout) when it is the last candidate or the policy says wait, and a lazy one asleep is started and
- * waited for; a failure moves the call on only when `fallbackVerdict` says that is safe (never for tool
- * or protocol errors, and for work that may already have run only when the call is idempotent). Whether a call is idempotent may be looked up only when a
- * failure makes it matter, so the happy path never waits for a tool list.
+ * timeout) when it is the last candidate or the policy says wait, unless it never came up; a lazy one
+ * asleep is started and waited for. A failure moves the call on only when `fallbackVerdict` says that
+ * is safe (never for tool or protocol errors, and for work that may already have run only when the
+ * call is idempotent). Whether a call is idempotent may be looked up only when a failure makes it
+ * matter, so the happy path never waits for a tool list.
  */
 import type { McpClient } from "../client/client.js";
 import { McpError, TransportError } from "../jsonrpc/errors.js";
@@ -68,7 +69,9 @@ export async function route<T>(
     const ready = server.state === "up" && server.client !== undefined;
     const alone = !ready && options.standalone?.(server) === true;
     // A down or stopped server is not waited for: a call storm against it fails fast with its reason.
-    const gone = server.state === "down" || server.state === "stopped";
+    // Nor is one restarting that never came up: its starts fail (a bad path, a missing token), and
+    // waiting through its restart budget would hold the call for seconds to say the same.
+    const gone = server.state === "down" || server.state === "stopped" || (server.state === "restarting" && server.neverUp);
     // A lazy server asleep (`idle`) is not away: a call is what starts it, so it is woken and waited
     // for even with fallbacks behind it (skipping it would leave it asleep for good).
     const wait = !ready && !alone && !gone && (server.state === "idle" || next === undefined || options.whileRestarting === "wait");

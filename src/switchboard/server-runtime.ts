@@ -73,6 +73,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
   private closing: Set<Promise<void>> | undefined;
   /** Calls waiting for the server to come (back) up; made for the first. */
   private waiters: ReadyGate<McpClient> | undefined;
+  /** It has been up at least once: one that never was is failing at start, and is not waited for while it restarts. */
+  private cameUp = false;
   /** What each client of this server is made with (principals.ts makes its clients with them too). */
   readonly baseOptions: ClientOptions;
 
@@ -323,8 +325,14 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
 
   // ---- state changes, driven by the supervisor's events --------------------------------------------
 
+  /** Every start so far failed: calls fail at once while it restarts (router.ts), naming its last error. */
+  get neverUp(): boolean {
+    return !this.cameUp;
+  }
+
   markUp(restarts: number): void {
     this.state = "up";
+    this.cameUp = true;
     this.restarts = restarts;
     this.downReason = undefined;
     // A fresh process or connection: failures of the old one say nothing about it.
@@ -338,6 +346,8 @@ export class ServerRuntime implements ToolsOwner, ChildWork {
     this.state = "restarting";
     this.lastError = error;
     this.restarts = restarts;
+    // A first start failed: the calls waiting for it hear why now, not after the whole restart budget.
+    if (!this.cameUp && (this.waiters?.size ?? 0) > 0) this.waiters!.rejectAll(this.unavailable());
   }
 
   markDown(reason: string, error: Error | undefined): void {

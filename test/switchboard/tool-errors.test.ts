@@ -82,6 +82,24 @@ describe("errors that name the server", () => {
     expect(other.error?.message).toMatch(/unknown tool tools\["weather"\]\["today"\]; the servers are: echo/);
   });
 
+  it("a server whose every start failed so far is not waited for while it restarts: its calls fail at once with its last words", async () => {
+    // Restarts are allowed, with a long backoff: the server stays "restarting" through the test.
+    const slowRetry = { maxRestarts: 5, withinMs: 60_000, backoff: { initialMs: 10_000, maxMs: 10_000, factor: 1, jitter: 0 } };
+    const b = board({ servers: { fs: { command: node, args: [filesystem, "/no/such/dir/for/mcp-switchboard"], restart: slowRetry } } });
+    // A call made while the first start runs waits for it, and hears why it failed.
+    const started = b.start();
+    const during = await b.callTool("fs__read_text_file", { path: "/tmp/x" }, { timeoutMs: 8_000 }).catch((e: unknown) => e);
+    await started;
+    const after = await b.callTool("fs__read_text_file", { path: "/tmp/x" }, { timeoutMs: 8_000 }).catch((e: unknown) => e);
+    for (const error of [during, after]) {
+      expect(error).toBeInstanceOf(ServerUnavailableError);
+      expect(error).toMatchObject({ server: "fs", state: "restarting", delivered: false });
+      // Not "did not come up within 8000 ms": it was not waited for.
+      expect((error as Error).message).toMatch(/server "fs" is restarting \(last error: .*None of the specified directories are accessible/s);
+    }
+    expect(b.status().fs.state).toBe("restarting");
+  });
+
   it("a call for a server still starting names it and its state when the call's time runs out", async () => {
     const b = board({ servers: { quiet: { command: node, args: ["-e", "setInterval(() => {}, 1000)"], startTimeoutMs: 20_000 } } });
     const starting = b.start();
