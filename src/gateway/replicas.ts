@@ -20,6 +20,7 @@ import type { Switchboard } from "../switchboard/switchboard.js";
 import { isObject } from "../util/guards.js";
 import { forwardBoardEvents } from "./board-events.js";
 import { wantsLog, type Downstream, type LogLevel } from "./downstream.js";
+import { eventFrame } from "./http-io.js";
 import { Session, SessionStore } from "./sessions.js";
 
 /** How many fleet-wide messages each replica keeps for clients that reconnect their GET stream. */
@@ -77,7 +78,7 @@ class ReplicaSession extends Session {
 
   /** A message for this session alone: not numbered (the fleet's numbers are for messages every replica has). */
   override push(message: JsonRpcNotification): void {
-    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.write(eventFrame(message));
   }
 
   override attach(response: ServerResponse, lastEventId: string | undefined): void {
