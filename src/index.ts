@@ -47,6 +47,7 @@ export {
   RequestCancelledError,
   ProtocolError,
   MethodNotSupportedError,
+  EncodingError,
   ToolError,
   OverloadError,
   ConfigError,

@@ -7,7 +7,7 @@
  * go again, unchanged, once the new session is ready.
  */
 import { IdAllocator } from "../jsonrpc/ids.js";
-import { McpError, SessionExpiredError, TransportError } from "../jsonrpc/errors.js";
+import { EncodingError, McpError, SessionExpiredError, TransportError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../jsonrpc/messages.js";
 import { SENT, type SendOptions, type Transport } from "../transports/transport.js";
 import { asError } from "../util/guards.js";
@@ -118,11 +118,27 @@ export class Outbound {
       this.host.sessionExpired(error);
       return;
     }
+    const unencodable = error instanceof McpError ? undefined : encodingProblem(message);
     const failure =
       error instanceof McpError
         ? error
-        : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
+        : unencodable !== undefined
+          ? new EncodingError(`${message.method} cannot be sent: its params are not JSON (${unencodable}); nothing was sent`, { cause: error })
+          : new TransportError(`Sending request ${String(id)} failed: ${asError(error).message}`, { cause: error, delivered: false });
     this.table.reject(id, failure);
+  }
+}
+
+/**
+ * Why `message` cannot be written as JSON, or undefined when it can. Asked only after a send failed,
+ * so a caller's BigInt or cycle is told apart from a broken transport without encoding twice per send.
+ */
+function encodingProblem(message: JsonRpcRequest): string | undefined {
+  try {
+    JSON.stringify(message);
+    return undefined;
+  } catch (error) {
+    return asError(error).message;
   }
 }
 

@@ -133,6 +133,17 @@ export class MethodNotSupportedError extends ProtocolError {
   }
 }
 
+/**
+ * A request whose params cannot be written as JSON (a BigInt, a cycle, nesting too deep for the
+ * encoder). Raised locally: it was never sent, says nothing of the server (no fallback, no circuit
+ * breaker count), and fails the same way anywhere, so it is not retryable. Fix the arguments.
+ */
+export class EncodingError extends ProtocolError {
+  constructor(message: string, options: McpErrorOptions = {}) {
+    super(message, ErrorCode.InvalidParams, undefined, { delivered: false, ...options });
+  }
+}
+
 /** A tool returned `isError: true` and the caller asked for that to throw. Never retried elsewhere. */
 export class ToolError extends McpError {
   readonly result: unknown;

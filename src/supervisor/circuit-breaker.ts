@@ -14,7 +14,7 @@
  * proves it is alive; a caller's cancellation, our own queue's overload or a wait that timed out before
  * the request was sent says nothing about it.
  */
-import { McpError, OverloadError, RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js";
+import { EncodingError, McpError, OverloadError, RequestCancelledError, RequestTimeoutError } from "../jsonrpc/errors.js";
 import type { Clock } from "./restart-intensity.js";
 
 export type CircuitState = "closed" | "open" | "half-open";
@@ -50,7 +50,9 @@ export type BreakerOutcome = "success" | "failure" | "neutral";
  */
 export function breakerOutcomeOf(error: unknown): BreakerOutcome {
   // CircuitOpenError: a fleet's open circuit refused the call here; it never reached the server.
-  if (error instanceof RequestCancelledError || error instanceof OverloadError || error instanceof CircuitOpenError) return "neutral";
+  // EncodingError: the caller's params could not be written; nothing was sent.
+  if (error instanceof RequestCancelledError || error instanceof OverloadError || error instanceof CircuitOpenError || error instanceof EncodingError)
+    return "neutral";
   // A timeout before the request was sent (a wait for a fleet permit, a rate slot or a pause): waiting
   // is not failing, and says nothing about the server.
   if (error instanceof RequestTimeoutError && !error.delivered) return "neutral";

@@ -22,6 +22,19 @@ describe("the gateway refuses bad input with the status and JSON-RPC code a clie
     expect(((await notRpc.json()) as { error: { code: number } }).error.code).toBe(-32600);
   });
 
+  it("params nested deeper than JSON can be written again: -32602, and the session carries on", async () => {
+    const { url } = await serve();
+    const id = await session(url);
+    const depth = 100_000;
+    const args = `{"text":"x","deep":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const body = `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo__echo","arguments":${args}}}`;
+    const reply = (await (await post(url, body, { "mcp-session-id": id })).json()) as { error: { code: number; message: string } };
+    expect(reply.error.code).toBe(-32602);
+    expect(reply.error.message).toMatch(/tools\/call cannot be sent: its params are not JSON/);
+    const ping = await post(url, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }), { "mcp-session-id": id });
+    expect(await ping.json()).toEqual({ jsonrpc: "2.0", id: 9, result: {} });
+  });
+
   it("an unknown session: 404; none at all: 400", async () => {
     const { url } = await serve();
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
