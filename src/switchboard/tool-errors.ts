@@ -65,14 +65,18 @@ export class UnknownToolError extends ProtocolError {
 
 /**
  * The names among `known` closest to `name` by edit distance, closest first, at most `limit`. A name
- * counts as close when at most a third of it (and at least 2 characters) would change: farther
- * suggestions send a model to the wrong tool.
+ * counts as close when at most a third of what follows the beginning it shares with `name` (and at
+ * least 2 characters) would change: measured against the whole name, a shared `server__` prefix let
+ * `inventory__add` pass for `inventory__ech`, and farther suggestions send a model to the wrong tool.
  */
 export function closestNames(name: string, known: Iterable<string>, limit = 3): string[] {
-  const most = Math.max(2, Math.floor(name.length / 3));
   const near: Array<{ name: string; distance: number }> = [];
   for (const candidate of new Set(known)) {
-    if (candidate === name || Math.abs(candidate.length - name.length) > most) continue;
+    if (candidate === name) continue;
+    let shared = 0;
+    while (shared < name.length && name[shared] === candidate[shared]) shared++;
+    const most = Math.max(2, Math.floor((name.length - shared) / 3));
+    if (Math.abs(candidate.length - name.length) > most) continue;
     const d = distance(name, candidate);
     if (d <= most) near.push({ name: candidate, distance: d });
   }

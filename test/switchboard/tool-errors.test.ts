@@ -18,6 +18,7 @@ import {
   type AgentModel,
   type Switchboard,
 } from "../../src/index.js";
+import { closestNames } from "../../src/switchboard/tool-errors.js";
 import { boardsAfterEach, echoServer, node } from "./board-helpers.js";
 
 const board = boardsAfterEach();
@@ -126,6 +127,15 @@ describe("errors that name the server", () => {
     const { model, seen } = callingModel("inventory__ech");
     await runAgent({ model, host: b, messages: [{ role: "user", content: [{ type: "text", text: "echo" }] }] });
     expect(seen.join("\n")).toMatch(/did you mean "inventory__echo"/);
+  });
+
+  it("suggests only names close in the part that differs, not ones that merely share the server prefix", () => {
+    const known = ["inventory__echo", "inventory__add", "inventory__pid", "inventory__get_stock", "inventory__get_status", "billing__echo"];
+    expect(closestNames("inventory__ech", known)).toEqual(["inventory__echo"]);
+    expect(closestNames("inventory__get_stok", known)).toEqual(["inventory__get_stock"]);
+    // A misspelt server still finds its tool.
+    expect(closestNames("inventry__echo", known)).toEqual(["inventory__echo"]);
+    expect(closestNames("weather__today", known)).toEqual([]);
   });
 
   it("a misspelt name called the moment the board is up, before its list came (as `mcp-switchboard call` does), gets them too", async () => {
