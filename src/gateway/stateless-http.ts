@@ -15,6 +15,7 @@ import type { GatewayHandler } from "./handler.js";
 import { openEventStream, ReplyStream, sendJson, writeEvent, writeEventOrCut } from "./http-io.js";
 import { Listen } from "./listens.js";
 import { answerModern, envelopeOf, envelopeProblem, requestDownstream, versionProblem } from "./modern.js";
+import { errorResponse } from "./wire-error.js";
 
 const WRAPPED = /^=\?base64\?(.*)\?=$/i;
 
@@ -68,16 +69,9 @@ export class StatelessHttp {
       // Each listen holds a connection and its subscriptions for as long as the client likes, so they
       // are bounded as the 2025 sessions are, which hold the same.
       if (this.listens.size >= this.handler.settings.maxSessions)
-        return sendJson(
-          response,
-          503,
-          {
-            jsonrpc: "2.0",
-            id: message.id,
-            error: { code: ErrorCode.ServerError, message: "Service Unavailable: the gateway holds as many listens as it may" },
-          },
-          { "retry-after": "5" },
-        );
+        return sendJson(response, 503, errorResponse(message.id, ErrorCode.ServerError, "Service Unavailable: the gateway holds as many listens as it may"), {
+          "retry-after": "5",
+        });
       return this.listen(message, response, downstream.protocolVersion, downstream.clientInfo, principal);
     }
     const socket = request.socket;

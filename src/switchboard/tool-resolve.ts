@@ -9,6 +9,7 @@ import { isToolExposed, parseQualified } from "./namespacing.js";
 import type { CallToolResult } from "../client/types.js";
 import type { ServerRuntime } from "./server-runtime.js";
 import type { ToolIndex } from "./tool-index.js";
+import { lookUpTool } from "./tool-lookup.js";
 import { ToolChangedError, type ToolPins } from "./tool-pins.js";
 import { closestNames, UnknownToolError } from "./tool-errors.js";
 
@@ -70,15 +71,8 @@ export async function unlistedCall(
   toolName: string,
   call: Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  const unknown = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const listed = await Promise.race([
-      runtime.tools.refresh(),
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), LIST_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
-    return listed !== undefined && runtime.tools.find(toolName) === undefined;
-  };
+  // Unknown only when a list came and lacks it: no list in time says nothing, so the server's words stand.
+  const unknown = async () => (await lookUpTool(toolName, [runtime], LIST_WAIT_MS)) === undefined && runtime.tools.list !== undefined;
   let result: CallToolResult;
   try {
     result = await call;
