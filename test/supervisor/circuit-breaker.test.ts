@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { breakerOutcomeOf, CircuitBreaker, CircuitOpenError, type CircuitStateChange } from "../../src/supervisor/circuit-breaker.js";
 import {
   ConnectionClosedError,
+  EncodingError,
   McpError,
   OverloadError,
   ProtocolError,
@@ -132,6 +133,15 @@ describe("CircuitBreaker", () => {
     expect(breaker.consecutiveFailures).toBe(0);
   });
 
+  it("a half-open probe whose params could not be encoded neither closes nor reopens it: nothing reached the server", () => {
+    const { breaker, clock } = setup(1, 1000);
+    breaker.onFailure(lost());
+    clock.now = 1000;
+    expect(breaker.allow()).toBe(true);
+    breaker.onFailure(new EncodingError("tools/call cannot be sent"));
+    expect(breaker.state).toBe("half-open");
+  });
+
   it("ignores stragglers while open: neither late failures nor late successes change it", () => {
     const { breaker, clock, changes } = setup(1, 1000);
     breaker.onFailure(lost());
@@ -182,6 +192,7 @@ describe("breakerOutcomeOf", () => {
     ["non-retryable McpError", new McpError("x"), "success"],
     ["RequestCancelledError", new RequestCancelledError("x"), "neutral"],
     ["OverloadError", new OverloadError("x"), "neutral"],
+    ["EncodingError (a ProtocolError raised before sending)", new EncodingError("x"), "neutral"],
     ["plain Error", new Error("x"), "failure"],
     ["undefined", undefined, "failure"],
   ])("%s -> %s", (_label, error, outcome) => {
